@@ -140,10 +140,11 @@ double load_sqlite(bench::sqlite_db& db, const loom::sql_database& tables) {
     const rel::table& t = tables[name];
     std::string create = "CREATE TABLE " + std::string(name) + "(", insert;
     for (const rel::column& c : t.columns()) {
-      create += (insert.empty() ? "" : ", ") + c.name() +
-                (c.type() == rel::column_type::decimal ? " REAL"
-                 : c.type() == rel::column_type::int64 ? " INTEGER"
-                                                       : " TEXT");
+      create +=
+          (insert.empty() ? "" : ", ") + c.name() +
+          (c.type() == rel::column_type::decimal || c.type() == rel::column_type::fixed ? " REAL"
+           : c.type() == rel::column_type::int64                                        ? " INTEGER"
+                                                                                        : " TEXT");
       insert += insert.empty() ? "?" : ",?";
     }
     if (keys.count(name)) create += ", PRIMARY KEY (" + keys.at(name) + ")";
@@ -157,8 +158,8 @@ double load_sqlite(bench::sqlite_db& db, const loom::sql_database& tables) {
         const int at = static_cast<int>(k + 1);
         if (c.type() == rel::column_type::int64) {
           sqlite3_bind_int64(st, at, c.ints()[r]);
-        } else if (c.type() == rel::column_type::decimal) {
-          sqlite3_bind_double(st, at, c.reals()[r]);
+        } else if (c.type() == rel::column_type::decimal || c.type() == rel::column_type::fixed) {
+          sqlite3_bind_double(st, at, c.number(r));
         } else {
           texts[k] = c.text(r);
           sqlite3_bind_text(st, at, texts[k].c_str(), -1, SQLITE_STATIC);
@@ -296,7 +297,8 @@ int main(int argc, char** argv) {
     for (const char* name : table_names) {
       if (!view.has(name)) continue;
       rel::csv_file f{(dir / (std::string(name) + ".csv")).string(), {}, {}};
-      for (const rel::column& c : view[name].columns()) f.schema.push_back({c.name(), c.type()});
+      for (const rel::column& c : view[name].columns())
+        f.schema.push_back({c.name(), c.type(), c.scale()});
       files.push_back(f);
     }
     std::printf("loom: read CSV serially in %.0f ms\n", serial_ms);

@@ -221,10 +221,10 @@ inline rel::table load_lineitem(const std::filesystem::path& dir) {
   return rel::read_csv((dir / "lineitem.csv").string(), {{"l_orderkey", column_type::int64},
                                                          {"l_partkey", column_type::int64},
                                                          {"l_suppkey", column_type::int64},
-                                                         {"l_quantity", column_type::decimal},
-                                                         {"l_extendedprice", column_type::decimal},
-                                                         {"l_discount", column_type::decimal},
-                                                         {"l_tax", column_type::decimal},
+                                                         {"l_quantity", column_type::fixed, 2},
+                                                         {"l_extendedprice", column_type::fixed, 2},
+                                                         {"l_discount", column_type::fixed, 2},
+                                                         {"l_tax", column_type::fixed, 2},
                                                          {"l_returnflag", column_type::string},
                                                          {"l_linestatus", column_type::string},
                                                          {"l_shipdate", column_type::date},
@@ -253,7 +253,7 @@ inline rel::table load_customer(const std::filesystem::path& dir) {
                                                          {"c_address", column_type::string},
                                                          {"c_nationkey", column_type::int64},
                                                          {"c_phone", column_type::string},
-                                                         {"c_acctbal", column_type::decimal},
+                                                         {"c_acctbal", column_type::fixed, 2},
                                                          {"c_mktsegment", column_type::string},
                                                          {"c_comment", column_type::string}});
 }
@@ -289,7 +289,7 @@ inline rel::table load_partsupp(const std::filesystem::path& dir) {
   using rel::column_type;
   return rel::read_csv((dir / "partsupp.csv").string(), {{"ps_partkey", column_type::int64},
                                                          {"ps_suppkey", column_type::int64},
-                                                         {"ps_supplycost", column_type::decimal}});
+                                                         {"ps_supplycost", column_type::fixed, 2}});
 }
 
 /// The tables the queries read, by their TPC-H names.

@@ -175,11 +175,20 @@ inline void check_tables(const schema& s, const query& q, const database& db) {
         throw relational::column_error("loom::sql: table " + std::string(q.tables[t].name) +
                                        " has no column " + std::string(want.name) +
                                        ", which the query's schema declares");
-      if (found->type() != type)
+      // DECIMAL(p,s) is a fixed column of scale s; bare DECIMAL a double
+      const bool fixed = want.kind == column_kind::decimal && want.scale >= 0;
+      if (fixed ? found->type() != relational::column_type::fixed || found->scale() != want.scale
+                : found->type() != type)
         throw relational::column_error(
             "loom::sql: column " + std::string(want.name) + " of table " +
             std::string(q.tables[t].name) + " holds " + std::string(to_string(found->type())) +
-            " values; the query's schema declares " + std::string(to_string(type)));
+            (found->type() == relational::column_type::fixed
+                 ? " (scale " + std::to_string(found->scale()) + ")"
+                 : std::string()) +
+            " values; the query's schema declares " +
+            (fixed ? "DECIMAL(p," + std::to_string(want.scale) + "), exact (fixed, scale " +
+                         std::to_string(want.scale) + ")"
+                   : std::string(to_string(type))));
     }
   }
 }

@@ -25692,6 +25692,7 @@ LOOM_DEF csv_error::csv_error(std::string file, std::int64_t line, std::int64_t 
 
 #include <charconv>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -25702,8 +25703,76 @@ LOOM_DEF csv_error::csv_error(std::string file, std::int64_t line, std::int64_t 
 namespace loom::relational {
 
 /// How a CSV field is read and stored. Integers, dates (days since 1970-01-01) and strings
-/// (dictionary codes) are integer columns and may key a relation; decimals are doubles.
-enum class column_type { int64, decimal, date, string };
+/// (dictionary codes) are integer columns and may key a relation; decimals are doubles; fixed
+/// decimals (SQL's DECIMAL(p,s)) are exact: int64 values scaled by 10^scale (`-12.30` at scale 2
+/// is stored as -1230).
+enum class column_type { int64, decimal, date, string, fixed };
+
+/// The largest scale of a fixed decimal: 10^18 is the largest power of ten an int64 holds.
+inline constexpr int max_fixed_scale = 18;
+
+/// 10^k for 0 <= k <= 18.
+constexpr std::int64_t power_of_ten(int k) {
+  std::int64_t p = 1;
+  for (int i = 0; i < k; ++i) p *= 10;
+  return p;
+}
+
+/// Why `parse_fixed` rejected a text.
+enum class fixed_status { ok, malformed, too_many_digits, out_of_range };
+
+/// Reads `[+-]?digits[.digits]` (at least one digit) as a value scaled by 10^scale, digit by
+/// digit, never through a double: `"-12.3"` at scale 2 is -1230. More fractional digits than
+/// `scale` is `too_many_digits` (nothing is rounded); a value whose scaled integer does not fit
+/// in an int64 is `out_of_range`.
+constexpr fixed_status parse_fixed(std::string_view text, int scale, std::int64_t& out) {
+  std::size_t k = 0;
+  const bool negative = k < text.size() && text[k] == '-';
+  if (k < text.size() && (text[k] == '-' || text[k] == '+')) ++k;
+  // accumulated as a negative number, so that the int64 minimum is reachable
+  std::int64_t x = 0;
+  int digits = 0, fraction = 0;
+  bool point = false, overflow = false;
+  for (; k < text.size(); ++k) {
+    const char c = text[k];
+    if (c >= '0' && c <= '9') {
+      ++digits;
+      if (point && ++fraction > scale) return fixed_status::too_many_digits;
+      overflow = overflow || __builtin_mul_overflow(x, std::int64_t{10}, &x) ||
+                 __builtin_sub_overflow(x, std::int64_t{c - '0'}, &x);
+    } else if (c == '.' && !point) {
+      point = true;
+    } else {
+      return fixed_status::malformed;
+    }
+  }
+  if (digits == 0) return fixed_status::malformed;
+  for (int f = fraction; f < scale; ++f)
+    overflow = overflow || __builtin_mul_overflow(x, std::int64_t{10}, &x);
+  if (overflow || (!negative && x == std::numeric_limits<std::int64_t>::min()))
+    return fixed_status::out_of_range;
+  out = negative ? x : -x;
+  return fixed_status::ok;
+}
+
+/// The text of a value scaled by 10^scale, with exactly `scale` fractional digits: -1230 at
+/// scale 2 is `"-12.30"`; `parse_fixed` reads it back to the same value.
+inline std::string format_fixed(std::int64_t scaled, int scale) {
+  // the magnitude as unsigned, so that the int64 minimum prints too
+  std::uint64_t m = scaled < 0 ? std::uint64_t{0} - static_cast<std::uint64_t>(scaled)
+                               : static_cast<std::uint64_t>(scaled);
+  char buf[48];
+  char* p = buf + sizeof buf;
+  int written = 0;
+  do {
+    *--p = static_cast<char>('0' + m % 10);
+    m /= 10;
+    if (++written == scale) *--p = '.';
+  } while (m != 0 || written < scale);
+  if (scale > 0 && *p == '.') *--p = '0';
+  if (scaled < 0) *--p = '-';
+  return std::string(p, static_cast<std::size_t>(buf + sizeof buf - p));
+}
 
 constexpr std::string_view to_string(column_type t) {
   switch (t) {
@@ -25715,29 +25784,46 @@ constexpr std::string_view to_string(column_type t) {
       return "date";
     case column_type::string:
       return "string";
+    case column_type::fixed:
+      return "fixed";
   }
   return "?";
 }
 
-/// A named, typed column. Integer-like types (int64, date, string codes) live in `ints()`,
-/// decimals in `reals()`; string columns share their dictionary with columns derived from them.
+/// A named, typed column. Integer-like types (int64, date, string codes) and fixed decimals
+/// (scaled by 10^scale()) live in `ints()`, decimals in `reals()`; string columns share their
+/// dictionary with columns derived from them.
 class column {
  public:
   column() = default;
-  column(std::string name, column_type type) : name_(std::move(name)), type_(type) {}
+  /// An empty column; `scale` is a fixed column's (0 to 18), and must be 0 for other types.
+  LOOM_DECL column(std::string name, column_type type, int scale = 0);
   LOOM_DECL column(std::string name, std::vector<std::int64_t> ints,
                    column_type type = column_type::int64,
                    std::shared_ptr<const dictionary> dict = nullptr);
   column(std::string name, std::vector<double> reals)
       : name_(std::move(name)), type_(column_type::decimal), reals_(std::move(reals)) {}
+  /// An exact decimal column: `scaled[r]` is the value times 10^scale (0 <= scale <= 18), as
+  /// SQL's DECIMAL(p, scale) holds it: `column::fixed("price", {1230, -5}, 2)` is 12.30, -0.05.
+  static column fixed(std::string name, std::vector<std::int64_t> scaled, int scale) {
+    column c(std::move(name), column_type::fixed, scale);
+    c.ints_ = std::move(scaled);
+    return c;
+  }
 
   const std::string& name() const { return name_; }
   column_type type() const { return type_; }
+  /// The number of fractional digits of a fixed column (its values are `ints()` / 10^scale());
+  /// 0 for other types.
+  int scale() const { return scale_; }
   std::size_t size() const { return is_integer() ? ints_.size() : reals_.size(); }
-  /// True for the types that can key a relation (stored as integers).
+  /// True for the types stored as integers: int64, date, string codes and fixed decimals.
   bool is_integer() const { return type_ != column_type::decimal; }
+  /// True for the types that can key a relation: int64, date and string codes.
+  bool is_key() const { return type_ != column_type::decimal && type_ != column_type::fixed; }
 
-  /// The integer values (int64, date as days, string codes); throws for a decimal column.
+  /// The integer values (int64, date as days, string codes, a fixed decimal's scaled values);
+  /// throws for a decimal column.
   std::span<const std::int64_t> ints() const {
     if (!is_integer())
       throw column_error("loom::relational: column " + name_ +
@@ -25751,9 +25837,12 @@ class column {
                          std::string(to_string(type_)) + ", not decimal");
     return reals_;
   }
-  /// The value of any column as a double (codes and days as numbers).
+  /// The value of any column as a double (codes and days as numbers; a fixed decimal's value
+  /// correctly rounded, the double its text would be read as).
   double number(std::size_t row) const {
-    return is_integer() ? static_cast<double>(ints_[row]) : reals_[row];
+    if (!is_integer()) return reals_[row];
+    if (scale_ == 0) return static_cast<double>(ints_[row]);
+    return static_cast<double>(ints_[row]) / static_cast<double>(power_of_ten(scale_));
   }
   /// The dictionary of a string column (null for other types).
   const std::shared_ptr<const dictionary>& dict() const { return dict_; }
@@ -25769,6 +25858,7 @@ class column {
  private:
   std::string name_;
   column_type type_ = column_type::int64;
+  int scale_ = 0;
   std::vector<std::int64_t> ints_;
   std::vector<double> reals_;
   std::shared_ptr<const dictionary> dict_;
@@ -25780,12 +25870,25 @@ LOOM_DECL std::string format_decimal(double v);
 }  // namespace detail
 
 #if LOOM_HEADER_ONLY
+LOOM_DEF column::column(std::string name, column_type type, int scale)
+    : name_(std::move(name)), type_(type), scale_(scale) {
+  if (type_ == column_type::fixed ? scale < 0 || scale > max_fixed_scale : scale != 0)
+    throw column_error("loom::relational::column " + name_ + ": scale " + std::to_string(scale) +
+                       (type_ == column_type::fixed
+                            ? " is out of range; a fixed decimal's scale is 0 to 18"
+                            : " given for a column that is not fixed; only fixed decimals "
+                              "have a scale"));
+}
+
 LOOM_DEF column::column(std::string name, std::vector<std::int64_t> ints, column_type type,
                         std::shared_ptr<const dictionary> dict)
     : name_(std::move(name)), type_(type), ints_(std::move(ints)), dict_(std::move(dict)) {
   if (type_ == column_type::decimal)
     throw column_error("loom::relational::column " + name_ +
                        ": a decimal column holds doubles; pass a std::vector<double>");
+  if (type_ == column_type::fixed && dict_)  // scale 0 here; column::fixed gives another
+    throw column_error("loom::relational::column " + name_ +
+                       ": a fixed decimal column has no dictionary");
   if (type_ == column_type::string && !dict_)
     throw column_error("loom::relational::column " + name_ +
                        ": a string column needs a dictionary");
@@ -25809,6 +25912,8 @@ LOOM_DEF std::string column::text(std::size_t row) const {
       return format_date(ints_[row]);
     case column_type::string:
       return dict_->word(ints_[row]);
+    case column_type::fixed:
+      return format_fixed(ints_[row], scale_);
   }
   return {};
 }
@@ -26016,11 +26121,13 @@ template <class T = std::int64_t> struct exists {
 namespace detail {
 /// A column's values read as T (codes and days as numbers), row by row.
 template <class T> struct column_values {
-  std::span<const std::int64_t> ints;  // an integer column, or
+  std::span<const std::int64_t> ints;  // an integer column (a fixed decimal's scaled values), or
   std::span<const double> reals;       // a decimal one
   bool integer = false;
+  double unit = 1;  // 10^scale of a fixed decimal
   T operator()(std::size_t r) const {
-    return integer ? T(static_cast<double>(ints[r])) : T(reals[r]);
+    if (!integer) return T(reals[r]);
+    return unit == 1 ? T(static_cast<double>(ints[r])) : T(static_cast<double>(ints[r]) / unit);
   }
 };
 
@@ -26037,7 +26144,8 @@ auto row_values(const table& t, const Source& source, bool summed = false) {
           (t.name().empty() ? "(unnamed)" : t.name()) + " is " + std::string(to_string(c.type())) +
           "; " + (c.type() == column_type::string ? "its dictionary codes" : "day numbers") +
           " do not add up (sum a numeric column, or take min_of / max_of)");
-    if (c.is_integer()) return column_values<T>{c.ints(), {}, true};
+    if (c.is_integer())
+      return column_values<T>{c.ints(), {}, true, static_cast<double>(power_of_ten(c.scale()))};
     return column_values<T>{{}, c.reals(), false};
   } else {
     return [source](std::size_t r) { return static_cast<T>(source(r)); };
@@ -26200,10 +26308,13 @@ LOOM_INLINE file_bytes::~file_bytes() {
 
 namespace loom::relational {
 
-/// One column to load: its header name and type.
+/// One column to load: its header name and type, and for a fixed decimal its scale (the
+/// number of fractional digits, 0 to 18): `{"l_discount", column_type::fixed, 2}` is SQL's
+/// DECIMAL(15,2).
 struct column_spec {
   std::string name;
   column_type type;
+  int scale = 0;
 };
 
 struct csv_options {
@@ -26305,6 +26416,33 @@ inline const char* scan_decimal(const char* p, const char* end, double& out) {
   if (digits == 0) return nullptr;
   const double x = static_cast<double>(m) / pow10[fraction];
   out = negative ? -x : x;
+  return p;
+}
+
+/// Reads a plain fixed decimal `-?[0-9]*.?[0-9]*` of 1 to 18 digits, at most `scale` of them
+/// after the point, as a value scaled by 10^scale (no overflow possible: 18 digits); returns
+/// where it ends, or nullptr when the text there is not one (parse_fixed then decides).
+inline const char* scan_fixed(const char* p, const char* end, int scale, std::int64_t& out) {
+  const bool negative = p < end && *p == '-';
+  p += negative;
+  std::int64_t m = 0;
+  int digits = 0, fraction = 0;
+  bool point = false;
+  for (; p < end; ++p) {
+    const auto d = static_cast<unsigned>(*p - '0');
+    if (d <= 9) {
+      if (++digits > 18) return nullptr;
+      m = m * 10 + static_cast<std::int64_t>(d);
+      fraction += point;
+    } else if (*p == '.' && !point) {
+      point = true;
+    } else {
+      break;
+    }
+  }
+  if (digits == 0 || fraction > scale || digits - fraction + scale > 18) return nullptr;
+  m *= power_of_ten(scale - fraction);
+  out = negative ? -m : m;
   return p;
 }
 
@@ -26479,7 +26617,8 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
 
   std::vector<column> cols;
   std::vector<detail::dictionary_builder> dicts(schema.size());
-  for (const auto& spec : schema) cols.emplace_back(spec.name, spec.type);
+  for (const auto& spec : schema)  // a scale out of 0 to 18 throws column_error
+    cols.emplace_back(spec.name, spec.type, spec.type == column_type::fixed ? spec.scale : 0);
   {  // at most one record per remaining line
     std::size_t lines = 1;
     for (const char *p = text.data() + parser.position(), *end = text.data() + text.size();
@@ -26533,6 +26672,27 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
         case column_type::string:
           c.mutable_ints().push_back(dicts[static_cast<std::size_t>(s)].add(raw));
           break;
+        case column_type::fixed: {
+          std::int64_t x = 0;
+          const std::string what = "a decimal of scale " + std::to_string(c.scale());
+          switch (parse_fixed(detail::trim(raw), c.scale(), x)) {
+            case fixed_status::ok:
+              break;
+            case fixed_status::malformed:
+              fail(what);
+              break;
+            case fixed_status::too_many_digits:
+              fail(what + ": more than " + std::to_string(c.scale()) +
+                   " digits after the point (nothing is rounded)");
+              break;
+            case fixed_status::out_of_range:
+              fail(what + ": out of range (an int64 scaled by 10^" + std::to_string(c.scale()) +
+                   ")");
+              break;
+          }
+          c.mutable_ints().push_back(x);
+          break;
+        }
       }
     }
   };
@@ -26571,6 +26731,12 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
       case column_type::string:
         c.mutable_ints().push_back(dicts[s].add(raw));
         return true;
+      case column_type::fixed: {
+        std::int64_t x = 0;
+        if (parse_fixed(detail::trim(raw), c.scale(), x) != fixed_status::ok) return false;
+        c.mutable_ints().push_back(x);
+        return true;
+      }
     }
     return false;
   };
@@ -26607,6 +26773,10 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
           double x = 0;
           q = detail::scan_decimal(p, text_end, x);
           if (ends_field(q)) c->mutable_reals().push_back(x);
+        } else if (c->type() == column_type::fixed) {
+          std::int64_t x = 0;
+          q = detail::scan_fixed(p, text_end, c->scale(), x);
+          if (ends_field(q)) c->mutable_ints().push_back(x);
         } else if (c->type() == column_type::date && text_end - p >= 10) {
           const auto d = parse_date(std::string_view(p, 10));
           if (d && ends_field(p + 10)) {
@@ -26752,7 +26922,9 @@ LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
         code_of[static_cast<std::size_t>(k)] = merged->lower_bound(c.dict()->word(k));
       for (std::int64_t code : c.ints()) ints.push_back(code_of[static_cast<std::size_t>(code)]);
     }
-    t.add(column(spec.name, std::move(ints), spec.type, std::move(merged)));
+    t.add(spec.type == column_type::fixed
+              ? column::fixed(spec.name, std::move(ints), spec.scale)
+              : column(spec.name, std::move(ints), spec.type, std::move(merged)));
   }
   return t;
 }
@@ -27655,7 +27827,7 @@ std::array<std::span<const std::int64_t>, N> key_columns(const table& t,
   std::array<std::span<const std::int64_t>, N> key_values;
   for (std::size_t k = 0; k < N; ++k) {
     const column& c = t[keys[k]];
-    if (!c.is_integer())
+    if (!c.is_key())
       throw column_error("loom::relational::key_by: key column " + keys[k] + " of " + t.name() +
                          " is decimal; key by an integer, date or string column");
     key_values[k] = c.ints();
@@ -27928,7 +28100,7 @@ namespace detail {
 LOOM_DEF void check_joinable(const column& a, const column& b) {
   const std::string both = a.name() + " (" + std::string(to_string(a.type())) + ") and " +
                            b.name() + " (" + std::string(to_string(b.type())) + ")";
-  if (!a.is_integer() || !b.is_integer())
+  if (!a.is_key() || !b.is_key())
     throw column_error("loom::relational::extent_of: cannot join " + both +
                        ": a decimal column is not a key");
   if (a.type() != b.type())
@@ -28018,7 +28190,7 @@ table to_table(const basic_tensor<T, Format, Owning>& a,
     v.reserve(rows.size());
     for (const auto& r : rows) v.push_back(r.keys[k]);
     const key_column& kc = keys[k];
-    if (kc.type == column_type::decimal)
+    if (kc.type == column_type::decimal || kc.type == column_type::fixed)
       throw column_error("loom::relational::to_table: key " + kc.name + " cannot be decimal");
     if (kc.type == column_type::string && kc.dict)
       for (std::int64_t code : v)
@@ -28068,7 +28240,8 @@ LOOM_DEF table sort_rows(const table& t, const std::vector<std::string>& by,
     if (c.is_integer()) {
       std::vector<std::int64_t> v;
       for (std::size_t r : perm) v.push_back(c.ints()[r]);
-      out.add(column(c.name(), std::move(v), c.type(), c.dict()));
+      out.add(c.type() == column_type::fixed ? column::fixed(c.name(), std::move(v), c.scale())
+                                             : column(c.name(), std::move(v), c.type(), c.dict()));
     } else {
       std::vector<double> v;
       for (std::size_t r : perm) v.push_back(c.reals()[r]);

@@ -44,6 +44,28 @@ static_assert(schema_error("t(a INT) t(b INT)", 9) == sc::schema_error_code::dup
 static_assert(schema_error("t(, a INT)", 2) == sc::schema_error_code::expected_column_name);
 static_assert(sc::parse_schema("").ok() && sc::parse_schema("").table_count == 0);
 
+// DECIMAL(p,s) and NUMERIC(p,s) carry their scale (exact, a fixed column); bare DECIMAL, DOUBLE,
+// REAL and FLOAT are doubles (scale -1); a bad precision or scale is an error at the '('.
+static_assert(shop.columns[shop.find_column(0, "o_total")].scale == 2);
+static_assert(shop.columns[shop.find_column(1, "i_price")].scale == -1);  // bare NUMERIC
+constexpr int scale_of(std::string_view type) {
+  const sc::schema s = sc::parse_schema(type);
+  return s.ok() ? s.columns[0].scale : -100;
+}
+static_assert(scale_of("t(a DECIMAL(15, 2))") == 2 && scale_of("t(a numeric(18,18))") == 18);
+static_assert(scale_of("t(a DECIMAL(9))") == 0 && scale_of("t(a DECIMAL)") == -1);
+static_assert(scale_of("t(a DOUBLE)") == -1 && scale_of("t(a REAL)") == -1);
+static_assert(scale_of("t(a FLOAT(24))") == -1 && scale_of("t(a INT)") == -1);
+static_assert(schema_error("t(a DECIMAL(19,2))", 11) ==
+              sc::schema_error_code::bad_decimal_precision);
+static_assert(schema_error("t(a DECIMAL(5,6))", 11) ==
+              sc::schema_error_code::bad_decimal_precision);
+static_assert(schema_error("t(a NUMERIC(0))", 11) == sc::schema_error_code::bad_decimal_precision);
+static_assert(schema_error("t(a DECIMAL(x,2))", 11) ==
+              sc::schema_error_code::bad_decimal_precision);
+static_assert(schema_error("t(a DECIMAL(15,2)", 17) ==
+              sc::schema_error_code::expected_comma_or_closing_parenthesis);
+
 // A query's check: the first error and its offset in the query text.
 struct found {
   sc::schema_error_code error;
@@ -106,7 +128,7 @@ rel::table orders_table() {
       {{"o_id", column_type::int64},
        {"o_customer", column_type::int64},
        {"o_day", column_type::date},
-       {"o_total", column_type::decimal}});
+       {"o_total", column_type::fixed, 2}});  // DECIMAL(15,2) in shop_schema: exact, scale 2
 }
 rel::table items_table(column_type tag_type = column_type::string) {
   return rel::read_csv_text(
@@ -153,6 +175,18 @@ TEST_CASE("the tables must hold the schema's columns with its types") {
       "loom::sql: column i_tag of table items holds int64 values; the query's schema declares "
       "string",
       rel::column_error);
+  // DECIMAL(15,2) is a fixed decimal of scale 2: a double column, or another scale, is refused
+  rel::table double_total("orders");
+  double_total.add(rel::column("o_id", std::vector<std::int64_t>{1}))
+      .add(rel::column("o_customer", std::vector<std::int64_t>{7}))
+      .add(rel::column("o_day", std::vector<std::int64_t>{0}, column_type::date))
+      .add(rel::column("o_total", std::vector<double>{1.5}));
+  loom::sql_database doubles;
+  doubles.add("orders", double_total);
+  CHECK_THROWS_WITH_AS((loom::sql<"SELECT COUNT(*) FROM orders", shop_schema>(doubles)),
+                       "loom::sql: column o_total of table orders holds decimal values; the "
+                       "query's schema declares DECIMAL(p,2), exact (fixed, scale 2)",
+                       rel::column_error);
   // a table the query does not name is not checked
   CHECK((loom::sql<"SELECT COUNT(*) AS n FROM orders", shop_schema>(db)).ints("n")[0] == 3);
   loom::sql_database partial;

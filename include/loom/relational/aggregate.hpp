@@ -40,11 +40,13 @@ template <class T = std::int64_t> struct exists {
 namespace detail {
 /// A column's values read as T (codes and days as numbers), row by row.
 template <class T> struct column_values {
-  std::span<const std::int64_t> ints;  // an integer column, or
+  std::span<const std::int64_t> ints;  // an integer column (a fixed decimal's scaled values), or
   std::span<const double> reals;       // a decimal one
   bool integer = false;
+  double unit = 1;  // 10^scale of a fixed decimal
   T operator()(std::size_t r) const {
-    return integer ? T(static_cast<double>(ints[r])) : T(reals[r]);
+    if (!integer) return T(reals[r]);
+    return unit == 1 ? T(static_cast<double>(ints[r])) : T(static_cast<double>(ints[r]) / unit);
   }
 };
 
@@ -61,7 +63,8 @@ auto row_values(const table& t, const Source& source, bool summed = false) {
           (t.name().empty() ? "(unnamed)" : t.name()) + " is " + std::string(to_string(c.type())) +
           "; " + (c.type() == column_type::string ? "its dictionary codes" : "day numbers") +
           " do not add up (sum a numeric column, or take min_of / max_of)");
-    if (c.is_integer()) return column_values<T>{c.ints(), {}, true};
+    if (c.is_integer())
+      return column_values<T>{c.ints(), {}, true, static_cast<double>(power_of_ten(c.scale()))};
     return column_values<T>{{}, c.reals(), false};
   } else {
     return [source](std::size_t r) { return static_cast<T>(source(r)); };

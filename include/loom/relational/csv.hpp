@@ -34,10 +34,13 @@
 
 namespace loom::relational {
 
-/// One column to load: its header name and type.
+/// One column to load: its header name and type, and for a fixed decimal its scale (the
+/// number of fractional digits, 0 to 18): `{"l_discount", column_type::fixed, 2}` is SQL's
+/// DECIMAL(15,2).
 struct column_spec {
   std::string name;
   column_type type;
+  int scale = 0;
 };
 
 struct csv_options {
@@ -139,6 +142,33 @@ inline const char* scan_decimal(const char* p, const char* end, double& out) {
   if (digits == 0) return nullptr;
   const double x = static_cast<double>(m) / pow10[fraction];
   out = negative ? -x : x;
+  return p;
+}
+
+/// Reads a plain fixed decimal `-?[0-9]*.?[0-9]*` of 1 to 18 digits, at most `scale` of them
+/// after the point, as a value scaled by 10^scale (no overflow possible: 18 digits); returns
+/// where it ends, or nullptr when the text there is not one (parse_fixed then decides).
+inline const char* scan_fixed(const char* p, const char* end, int scale, std::int64_t& out) {
+  const bool negative = p < end && *p == '-';
+  p += negative;
+  std::int64_t m = 0;
+  int digits = 0, fraction = 0;
+  bool point = false;
+  for (; p < end; ++p) {
+    const auto d = static_cast<unsigned>(*p - '0');
+    if (d <= 9) {
+      if (++digits > 18) return nullptr;
+      m = m * 10 + static_cast<std::int64_t>(d);
+      fraction += point;
+    } else if (*p == '.' && !point) {
+      point = true;
+    } else {
+      break;
+    }
+  }
+  if (digits == 0 || fraction > scale || digits - fraction + scale > 18) return nullptr;
+  m *= power_of_ten(scale - fraction);
+  out = negative ? -m : m;
   return p;
 }
 
@@ -313,7 +343,8 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
 
   std::vector<column> cols;
   std::vector<detail::dictionary_builder> dicts(schema.size());
-  for (const auto& spec : schema) cols.emplace_back(spec.name, spec.type);
+  for (const auto& spec : schema)  // a scale out of 0 to 18 throws column_error
+    cols.emplace_back(spec.name, spec.type, spec.type == column_type::fixed ? spec.scale : 0);
   {  // at most one record per remaining line
     std::size_t lines = 1;
     for (const char *p = text.data() + parser.position(), *end = text.data() + text.size();
@@ -367,6 +398,27 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
         case column_type::string:
           c.mutable_ints().push_back(dicts[static_cast<std::size_t>(s)].add(raw));
           break;
+        case column_type::fixed: {
+          std::int64_t x = 0;
+          const std::string what = "a decimal of scale " + std::to_string(c.scale());
+          switch (parse_fixed(detail::trim(raw), c.scale(), x)) {
+            case fixed_status::ok:
+              break;
+            case fixed_status::malformed:
+              fail(what);
+              break;
+            case fixed_status::too_many_digits:
+              fail(what + ": more than " + std::to_string(c.scale()) +
+                   " digits after the point (nothing is rounded)");
+              break;
+            case fixed_status::out_of_range:
+              fail(what + ": out of range (an int64 scaled by 10^" + std::to_string(c.scale()) +
+                   ")");
+              break;
+          }
+          c.mutable_ints().push_back(x);
+          break;
+        }
       }
     }
   };
@@ -405,6 +457,12 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
       case column_type::string:
         c.mutable_ints().push_back(dicts[s].add(raw));
         return true;
+      case column_type::fixed: {
+        std::int64_t x = 0;
+        if (parse_fixed(detail::trim(raw), c.scale(), x) != fixed_status::ok) return false;
+        c.mutable_ints().push_back(x);
+        return true;
+      }
     }
     return false;
   };
@@ -441,6 +499,10 @@ LOOM_DEF table read_csv_text(std::string_view text, const std::string& name,
           double x = 0;
           q = detail::scan_decimal(p, text_end, x);
           if (ends_field(q)) c->mutable_reals().push_back(x);
+        } else if (c->type() == column_type::fixed) {
+          std::int64_t x = 0;
+          q = detail::scan_fixed(p, text_end, c->scale(), x);
+          if (ends_field(q)) c->mutable_ints().push_back(x);
         } else if (c->type() == column_type::date && text_end - p >= 10) {
           const auto d = parse_date(std::string_view(p, 10));
           if (d && ends_field(p + 10)) {
@@ -586,7 +648,9 @@ LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
         code_of[static_cast<std::size_t>(k)] = merged->lower_bound(c.dict()->word(k));
       for (std::int64_t code : c.ints()) ints.push_back(code_of[static_cast<std::size_t>(code)]);
     }
-    t.add(column(spec.name, std::move(ints), spec.type, std::move(merged)));
+    t.add(spec.type == column_type::fixed
+              ? column::fixed(spec.name, std::move(ints), spec.scale)
+              : column(spec.name, std::move(ints), spec.type, std::move(merged)));
   }
   return t;
 }

@@ -71,7 +71,7 @@ std::array<std::span<const std::int64_t>, N> key_columns(const table& t,
   std::array<std::span<const std::int64_t>, N> key_values;
   for (std::size_t k = 0; k < N; ++k) {
     const column& c = t[keys[k]];
-    if (!c.is_integer())
+    if (!c.is_key())
       throw column_error("loom::relational::key_by: key column " + keys[k] + " of " + t.name() +
                          " is decimal; key by an integer, date or string column");
     key_values[k] = c.ints();
@@ -344,7 +344,7 @@ namespace detail {
 LOOM_DEF void check_joinable(const column& a, const column& b) {
   const std::string both = a.name() + " (" + std::string(to_string(a.type())) + ") and " +
                            b.name() + " (" + std::string(to_string(b.type())) + ")";
-  if (!a.is_integer() || !b.is_integer())
+  if (!a.is_key() || !b.is_key())
     throw column_error("loom::relational::extent_of: cannot join " + both +
                        ": a decimal column is not a key");
   if (a.type() != b.type())

@@ -75,7 +75,7 @@ table to_table(const basic_tensor<T, Format, Owning>& a,
     v.reserve(rows.size());
     for (const auto& r : rows) v.push_back(r.keys[k]);
     const key_column& kc = keys[k];
-    if (kc.type == column_type::decimal)
+    if (kc.type == column_type::decimal || kc.type == column_type::fixed)
       throw column_error("loom::relational::to_table: key " + kc.name + " cannot be decimal");
     if (kc.type == column_type::string && kc.dict)
       for (std::int64_t code : v)
@@ -125,7 +125,8 @@ LOOM_DEF table sort_rows(const table& t, const std::vector<std::string>& by,
     if (c.is_integer()) {
       std::vector<std::int64_t> v;
       for (std::size_t r : perm) v.push_back(c.ints()[r]);
-      out.add(column(c.name(), std::move(v), c.type(), c.dict()));
+      out.add(c.type() == column_type::fixed ? column::fixed(c.name(), std::move(v), c.scale())
+                                             : column(c.name(), std::move(v), c.type(), c.dict()));
     } else {
       std::vector<double> v;
       for (std::size_t r : perm) v.push_back(c.reals()[r]);

@@ -5,6 +5,7 @@
 #ifndef LOOM_SQL_EXECUTE_HPP
 #define LOOM_SQL_EXECUTE_HPP
 
+#include <loom/core/error.hpp>
 #include <loom/relational/column.hpp>
 #include <loom/relational/date.hpp>
 #include <loom/relational/error.hpp>
@@ -33,12 +34,20 @@ namespace loom::sql_compiler {
 
 namespace detail {
 
-/// A column of the table as the loops read it: integers (ints, dates, string codes) or doubles.
+/// A column of the table as the loops read it: integers (ints, dates, string codes) or doubles
+/// where a value is computed in doubles; `scaled` where it is computed exactly (every column
+/// stored as integers: a fixed decimal's values times 10^scale). A fixed decimal read in doubles
+/// (`a / b`, or with a double column) has its values converted once, into `reals`.
 struct column_view {
   const std::int64_t* ints = nullptr;
   const double* reals = nullptr;
+  const std::int64_t* scaled = nullptr;
   const relational::column* source = nullptr;
   double at(std::size_t row) const { return ints ? static_cast<double>(ints[row]) : reals[row]; }
+  /// The stored value as a join key compares it (a fixed decimal's scaled integer).
+  double key(std::size_t row) const {
+    return scaled ? static_cast<double>(scaled[row]) : reals[row];
+  }
 };
 
 /// What run time adds to the compiled query: the table's columns, and for each predicate on a
@@ -48,7 +57,53 @@ struct binding {
   /// The FROM entry each column node reads (0 with one table).
   std::array<std::size_t, max_nodes> table_of{};
   std::array<std::vector<unsigned char>, max_nodes> code_sets{};
+
+  // Exact arithmetic, planned once per call when the column types are known (`plan_exact`).
+  /// The scale of each value node that can be computed exactly as an int64 times 10^-scale
+  /// (integers, dates, fixed decimals, exact literals and their +, -, *; SUM, MIN, MAX of
+  /// exact values); -1 for the others (computed in doubles). For a comparison: the scale its
+  /// sides are aligned to.
+  std::array<signed char, max_nodes> scale{};
+  /// Whether node N is computed exactly: its scale is known and it reads a fixed decimal (an
+  /// expression of integers alone is computed in doubles, as before fixed decimals existed).
+  std::array<bool, max_nodes> exact{};
+  /// 10^(scale of N - scale of its child a, b, c): the factors that align operands.
+  std::array<std::int64_t, max_nodes> lift_a{}, lift_b{}, lift_c{};
+  /// A number or date literal's value times 10^scale.
+  std::array<std::int64_t, max_nodes> literal{};
+  /// 10^scale, as a double.
+  std::array<double, max_nodes> unit{};
+  /// The fixed decimal columns read in doubles, converted once.
+  std::vector<std::vector<double>> converted;
 };
+
+__extension__ using int128 = __int128;
+
+/// Thrown where exact arithmetic leaves int64: no value is ever wrapped.
+[[noreturn, gnu::cold, gnu::noinline]] inline void exact_overflow(const char* what, int scale) {
+  throw loom::overflow_error(
+      std::string("loom::sql: exact decimal arithmetic overflows int64: ") + what + " at scale " +
+      std::to_string(scale) +
+      " needs more than 18 digits; use a smaller scale (DECIMAL(p,s)) or a DOUBLE column");
+}
+inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, int scale) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) [[unlikely]]
+    exact_overflow("a product or an aligned operand", scale);
+  return r;
+}
+inline std::int64_t checked_add(std::int64_t a, std::int64_t b, int scale) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) [[unlikely]]
+    exact_overflow("a sum", scale);
+  return r;
+}
+inline std::int64_t checked_sub(std::int64_t a, std::int64_t b, int scale) {
+  std::int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) [[unlikely]]
+    exact_overflow("a difference", scale);
+  return r;
+}
 
 /// SQL's LIKE: `%` any run of characters, `_` one character; no escape character.
 constexpr bool like_match(std::string_view text, std::string_view pattern) {
@@ -149,6 +204,188 @@ inline std::size_t table_of_column(const query& q, const node& n,
   return found;
 }
 
+/// Plans exact arithmetic (binding::scale, exact, lift_*, literal, unit) from the node kinds and
+/// the bound columns' types: once per call, so the row loops only read the plan.
+struct exact_planner {
+  const query& q;
+  binding& b;
+  std::array<bool, max_nodes> planned{}, reads_fixed{}, read_as_double{};
+
+  static std::int64_t lift(int to, int from) { return relational::power_of_ten(to - from); }
+  int scale_of(int id) { return id < 0 ? 0 : b.scale[static_cast<std::size_t>(id)]; }
+
+  /// Computes the scale of `id` and of its subtree; -1 when not exact.
+  int plan(int id) {
+    if (id < 0) return 0;
+    const auto i = static_cast<std::size_t>(id);
+    if (planned[i]) return b.scale[i];
+    planned[i] = true;
+    const node& n = q.nodes[id];
+    int s = -1;
+    bool fixed = false;
+    auto align = [&](std::initializer_list<int> sides) {  // the largest scale, or -1
+      int m = 0;
+      for (int side : sides) {
+        const int t = plan(side);
+        if (t < 0) return -1;
+        if (side >= 0) fixed = fixed || reads_fixed[static_cast<std::size_t>(side)];
+        m = std::max(m, t);
+      }
+      return m;
+    };
+    switch (n.kind) {
+      case node_kind::column: {
+        const relational::column& c = *b.columns[i].source;
+        fixed = c.type() == relational::column_type::fixed;
+        s = c.type() == relational::column_type::decimal ? -1 : c.scale();
+        break;
+      }
+      case node_kind::number:
+        if (n.exact && n.exponent < 0) {
+          s = -n.exponent;
+          b.literal[i] = n.mantissa;
+        } else if (n.exact) {
+          std::int64_t v = n.mantissa;
+          bool overflow = false;
+          for (int e = 0; e < n.exponent; ++e)
+            overflow = overflow || __builtin_mul_overflow(v, std::int64_t{10}, &v);
+          if (!overflow) {
+            s = 0;
+            b.literal[i] = v;
+          }
+        }
+        break;
+      case node_kind::date:
+        s = 0;
+        b.literal[i] = static_cast<std::int64_t>(n.number);
+        break;
+      case node_kind::negate:
+        s = align({n.a});
+        break;
+      case node_kind::multiply:
+        if (align({n.a, n.b}) >= 0 && scale_of(n.a) + scale_of(n.b) <= relational::max_fixed_scale)
+          s = scale_of(n.a) + scale_of(n.b);
+        break;
+      case node_kind::add:
+      case node_kind::subtract:
+      case node_kind::between:
+        s = align({n.a, n.b, n.c});
+        break;
+      case node_kind::case_when:
+        plan(n.a);
+        s = align({n.b, n.c});
+        break;
+      case node_kind::extract:
+        plan(n.a);
+        s = 0;
+        fixed = false;
+        break;
+      case node_kind::count:
+      case node_kind::count_star:
+      case node_kind::count_distinct:
+        plan(n.a);
+        s = 0;
+        break;
+      case node_kind::sum:
+      case node_kind::min:
+      case node_kind::max:
+        plan(n.a);
+        if (b.exact[static_cast<std::size_t>(n.a)]) {  // accumulated exactly
+          s = b.scale[static_cast<std::size_t>(n.a)];
+          fixed = true;
+        }
+        break;
+      default:
+        if (is_comparison(n.kind) && q.nodes[n.a].kind != node_kind::string &&
+            q.nodes[n.b].kind != node_kind::string) {
+          s = align({n.a, n.b});
+        } else {
+          plan(n.a);
+          plan(n.b);
+          plan(n.c);
+          for (int item = n.kind == node_kind::in_list ? n.b : -1; item >= 0;
+               item = q.nodes[item].next)
+            plan(item);
+        }
+        break;
+    }
+    b.scale[i] = static_cast<signed char>(s);
+    reads_fixed[i] = fixed;
+    b.exact[i] = s >= 0 && fixed;
+    b.unit[i] = s >= 0 ? static_cast<double>(relational::power_of_ten(s)) : 1.0;
+    if (s >= 0) {
+      b.lift_a[i] =
+          n.a >= 0 && scale_of(n.a) >= 0 && s >= scale_of(n.a) ? lift(s, scale_of(n.a)) : 1;
+      b.lift_b[i] =
+          n.b >= 0 && scale_of(n.b) >= 0 && s >= scale_of(n.b) ? lift(s, scale_of(n.b)) : 1;
+      b.lift_c[i] =
+          n.c >= 0 && scale_of(n.c) >= 0 && s >= scale_of(n.c) ? lift(s, scale_of(n.c)) : 1;
+      if (n.kind == node_kind::multiply) b.lift_a[i] = b.lift_b[i] = 1;
+    }
+    return s;
+  }
+
+  /// Marks the fixed decimal columns that node `id` reads in doubles (`in_doubles`, or below a
+  /// node that is not exact); a condition decides for its own sides.
+  void mark(int id, bool in_doubles) {
+    if (id < 0) return;
+    const auto i = static_cast<std::size_t>(id);
+    const node& n = q.nodes[id];
+    in_doubles = in_doubles || b.scale[i] < 0;
+    if (n.kind == node_kind::column) {
+      if (in_doubles) read_as_double[i] = true;
+    } else if (is_comparison(n.kind) || n.kind == node_kind::between) {
+      if (q.nodes[n.a].kind == node_kind::string || q.nodes[n.b].kind == node_kind::string) return;
+      mark(n.a, !b.exact[i]);
+      mark(n.b, !b.exact[i]);
+      mark(n.c, !b.exact[i]);
+    } else if (n.kind == node_kind::in_list) {
+      mark(n.a, true);
+      for (int item = n.b; item >= 0; item = q.nodes[item].next) mark(item, true);
+    } else if (n.kind == node_kind::case_when) {
+      mark(n.a, false);
+      mark(n.b, in_doubles);
+      mark(n.c, in_doubles);
+    } else if (!is_aggregate(n.kind)) {
+      mark(n.a, in_doubles);
+      mark(n.b, in_doubles);
+      mark(n.c, in_doubles);
+    }
+  }
+
+  void run() {
+    for (int id = 0; id < q.node_count; ++id) plan(id);
+    // the values the row loops compute: WHERE, the group keys, the aggregates' arguments, the
+    // selected values of a query without groups
+    mark(q.where, false);
+    for (int g = 0; g < q.group_count; ++g)
+      mark(q.group_by[g], !b.exact[static_cast<std::size_t>(q.group_by[g])]);
+    for (int a = 0; a < q.aggregate_count; ++a) {
+      const node& n = q.nodes[q.aggregates[a]];
+      if (n.kind == node_kind::count_star) continue;
+      const bool counted = n.kind == node_kind::count;
+      mark(n.a, n.kind == node_kind::count_distinct ||
+                    (!counted && !b.exact[static_cast<std::size_t>(n.a)]));
+    }
+    if (!q.grouped())
+      for (int s = 0; s < q.select_count; ++s)
+        mark(q.select[s].expr, !b.exact[static_cast<std::size_t>(q.select[s].expr)]);
+    for (int id = 0; id < q.node_count; ++id) {
+      const auto i = static_cast<std::size_t>(id);
+      column_view& v = b.columns[i];
+      if (!read_as_double[i] || v.source == nullptr ||
+          v.source->type() != relational::column_type::fixed)
+        continue;
+      std::vector<double> values(v.source->size());
+      for (std::size_t r = 0; r < values.size(); ++r) values[r] = v.source->number(r);
+      b.converted.push_back(std::move(values));
+      v.reals = b.converted.back().data();
+    }
+  }
+};
+
+inline void plan_exact(const query& q, binding& b) { exact_planner{q, b}.run(); }
+
 /// Resolves the query's column names in `tables` (the FROM entries, in order) and precomputes
 /// the string predicates' code sets. Throws `relational::column_error` for an unknown column or
 /// a string compared with another type.
@@ -163,10 +400,12 @@ inline std::unique_ptr<binding> bind(const query& q,
     const relational::column& c = (*tables[t])[n.text];
     column_view& v = b->columns[static_cast<std::size_t>(id)];
     v.source = &c;
-    if (c.is_integer())
-      v.ints = c.ints().data();
-    else
+    if (c.is_integer()) {
+      v.scaled = c.ints().data();
+      if (c.type() != relational::column_type::fixed) v.ints = v.scaled;  // else see plan_exact
+    } else {
       v.reals = c.reals().data();
+    }
   }
   for (int id = 0; id < q.node_count; ++id) {
     const node& n = q.nodes[id];
@@ -189,6 +428,15 @@ inline std::unique_ptr<binding> bind(const query& q,
       } else if (lhs.kind == node_kind::column && rhs.kind == node_kind::column) {
         const relational::column& l = *b->columns[static_cast<std::size_t>(n.a)].source;
         const relational::column& r = *b->columns[static_cast<std::size_t>(n.b)].source;
+        const bool fixed = l.type() == relational::column_type::fixed ||
+                           r.type() == relational::column_type::fixed;
+        if (fixed && (l.type() != r.type() || l.scale() != r.scale()) &&
+            b->table_of[static_cast<std::size_t>(n.a)] !=
+                b->table_of[static_cast<std::size_t>(n.b)])
+          throw relational::column_error(
+              "loom::sql: columns " + l.name() + " and " + r.name() +
+              " join two tables but differ in type or scale; a fixed decimal joins only a fixed "
+              "decimal of the same scale");
         if ((l.type() == relational::column_type::string ||
              r.type() == relational::column_type::string) &&
             l.dict() != r.dict())
@@ -214,15 +462,19 @@ inline std::unique_ptr<binding> bind(const query& q,
            [&](const std::string& w) { return like_match(w, pattern); });
     }
   }
+  plan_exact(q, *b);
   return b;
 }
 
-/// One aggregate's running state.
+/// One aggregate's running state (the `i` members where its argument is exact).
 struct accumulator {
   double sum = 0;
   double min = std::numeric_limits<double>::infinity();
   double max = -std::numeric_limits<double>::infinity();
   std::int64_t count = 0;
+  int128 isum = 0;
+  std::int64_t imin = std::numeric_limits<std::int64_t>::max();
+  std::int64_t imax = std::numeric_limits<std::int64_t>::min();
   std::unordered_set<double> distinct;
 };
 
@@ -233,6 +485,9 @@ struct row_context {
   template <const query& Q, int N> double column() const {
     return b.columns[static_cast<std::size_t>(N)].at(row);
   }
+  template <const query& Q, int N> std::int64_t scaled() const {
+    return b.columns[static_cast<std::size_t>(N)].scaled[row];
+  }
 };
 
 /// Evaluation inside the join's loops: each column is read at the row of its table.
@@ -242,7 +497,19 @@ struct join_context {
   template <const query& Q, int N> double column() const {
     return b.columns[static_cast<std::size_t>(N)].at(rows[b.table_of[static_cast<std::size_t>(N)]]);
   }
+  template <const query& Q, int N> std::int64_t scaled() const {
+    return b.columns[static_cast<std::size_t>(N)]
+        .scaled[rows[b.table_of[static_cast<std::size_t>(N)]]];
+  }
 };
+
+/// An exact SUM as an int64; throws when it does not fit.
+inline std::int64_t narrow_sum(int128 sum, int scale) {
+  if (sum > std::numeric_limits<std::int64_t>::max() ||
+      sum < std::numeric_limits<std::int64_t>::min())
+    exact_overflow("a SUM", scale);
+  return static_cast<std::int64_t>(sum);
+}
 
 /// Evaluation of a result row of a group: columns are the group's keys, aggregates its
 /// accumulators.
@@ -252,29 +519,122 @@ template <std::size_t K, std::size_t A> struct group_context {
   const binding& b;
   const std::array<double, K>& key;
   const std::array<accumulator, A>& acc;
+  /// A key computed exactly holds the scaled integer (group_key).
   template <const query& Q, int N> double column() const {
-    return key[static_cast<std::size_t>(Q.nodes[N].slot)];
+    const double k = key[static_cast<std::size_t>(Q.nodes[N].slot)];
+    constexpr auto i = static_cast<std::size_t>(N);
+    return b.exact[i] && b.scale[i] > 0 ? k / b.unit[i] : k;
+  }
+  template <const query& Q, int N> std::int64_t scaled() const {
+    const double k = key[static_cast<std::size_t>(Q.nodes[N].slot)];
+    constexpr auto i = static_cast<std::size_t>(N);
+    return b.exact[i] ? static_cast<std::int64_t>(k) : std::llround(k * b.unit[i]);
   }
   template <const query& Q, int N> double aggregate() const {
     constexpr node n = Q.nodes[N];
     const accumulator& a = acc[static_cast<std::size_t>(n.slot)];
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    constexpr auto arg = static_cast<std::size_t>(n.a < 0 ? 0 : n.a);
+    const bool exact = n.a >= 0 && b.exact[arg];
     if constexpr (n.kind == node_kind::sum)
-      return a.sum;
+      return exact ? static_cast<double>(a.isum) / b.unit[arg] : a.sum;
     else if constexpr (n.kind == node_kind::count || n.kind == node_kind::count_star)
       return static_cast<double>(a.count);
     else if constexpr (n.kind == node_kind::count_distinct)
       return static_cast<double>(a.distinct.size());
     else if constexpr (n.kind == node_kind::min)
-      return a.count ? a.min : nan;
+      return !a.count ? nan : exact ? static_cast<double>(a.imin) / b.unit[arg] : a.min;
     else if constexpr (n.kind == node_kind::max)
-      return a.count ? a.max : nan;
+      return !a.count ? nan : exact ? static_cast<double>(a.imax) / b.unit[arg] : a.max;
+    else if (exact)
+      return a.count ? static_cast<double>(a.isum) / (b.unit[arg] * static_cast<double>(a.count))
+                     : nan;
     else
       return a.count ? a.sum / static_cast<double>(a.count) : nan;
+  }
+  /// An exact aggregate's value (scale of its argument); an empty MIN or MAX gives 0, and its
+  /// double value, NaN, tells make_result to fall back to a decimal column.
+  template <const query& Q, int N> std::int64_t scaled_aggregate() const {
+    constexpr node n = Q.nodes[N];
+    const accumulator& a = acc[static_cast<std::size_t>(n.slot)];
+    if constexpr (n.kind == node_kind::sum)
+      return narrow_sum(a.isum, b.scale[static_cast<std::size_t>(n.a)]);
+    else if constexpr (n.kind == node_kind::count || n.kind == node_kind::count_star)
+      return a.count;
+    else if constexpr (n.kind == node_kind::count_distinct)
+      return static_cast<std::int64_t>(a.distinct.size());
+    else if constexpr (n.kind == node_kind::min)
+      return a.count ? a.imin : 0;
+    else if constexpr (n.kind == node_kind::max)
+      return a.count ? a.imax : 0;
+    else
+      return 0;  // never: an AVG is not exact
   }
 };
 
 template <const query& Q, int N, class Ctx> bool test(const Ctx& c);
+template <const query& Q, int N, class Ctx> double value(const Ctx& c);
+
+/// The exact value of node N, times 10^scale (binding::scale[N], which is >= 0 where this is
+/// called): integer arithmetic, each step checked for overflow, operands aligned by the factors
+/// planned once per call.
+template <const query& Q, int N, class Ctx> std::int64_t exact(const Ctx& c) {
+  constexpr node n = Q.nodes[N];
+  constexpr node_kind k = n.kind;
+  constexpr auto i = static_cast<std::size_t>(N);
+  const binding& b = c.b;
+  if constexpr (k == node_kind::column)
+    return c.template scaled<Q, N>();
+  else if constexpr (requires { Ctx::of_groups; } && n.slot >= 0 && !is_aggregate(k))
+    return c.template scaled<Q, N>();  // an expression of a derived table that is a group key
+  else if constexpr (k == node_kind::number || k == node_kind::date)
+    return b.literal[i];
+  else if constexpr (k == node_kind::negate)
+    return checked_sub(0, exact<Q, n.a>(c), b.scale[i]);
+  else if constexpr (k == node_kind::add)
+    return checked_add(checked_mul(exact<Q, n.a>(c), b.lift_a[i], b.scale[i]),
+                       checked_mul(exact<Q, n.b>(c), b.lift_b[i], b.scale[i]), b.scale[i]);
+  else if constexpr (k == node_kind::subtract)
+    return checked_sub(checked_mul(exact<Q, n.a>(c), b.lift_a[i], b.scale[i]),
+                       checked_mul(exact<Q, n.b>(c), b.lift_b[i], b.scale[i]), b.scale[i]);
+  else if constexpr (k == node_kind::multiply)
+    return checked_mul(exact<Q, n.a>(c), exact<Q, n.b>(c), b.scale[i]);
+  else if constexpr (is_aggregate(k))
+    return c.template scaled_aggregate<Q, N>();
+  else if constexpr (k == node_kind::case_when) {
+    if (test<Q, n.a>(c)) return checked_mul(exact<Q, n.b>(c), b.lift_b[i], b.scale[i]);
+    if constexpr (n.c >= 0)
+      return checked_mul(exact<Q, n.c>(c), b.lift_c[i], b.scale[i]);
+    else
+      return 0;  // only as an aggregate's argument, where `defined` skips the row first
+  } else if constexpr (k == node_kind::extract) {
+    return static_cast<std::int64_t>(value<Q, N>(c));
+  } else {
+    return 0;  // never: a quotient (or a node over a double) has scale -1
+  }
+}
+
+/// Compares two values by the comparison K.
+template <node_kind K, class T> bool compare(T l, T r) {
+  if constexpr (K == node_kind::eq)
+    return l == r;
+  else if constexpr (K == node_kind::ne)
+    return l != r;
+  else if constexpr (K == node_kind::lt)
+    return l < r;
+  else if constexpr (K == node_kind::le)
+    return l <= r;
+  else if constexpr (K == node_kind::gt)
+    return l > r;
+  else
+    return l >= r;
+}
+
+/// Side `Side` of comparison N aligned to the comparison's scale, exactly (128 bits: no overflow).
+template <const query& Q, int N, int Side, class Ctx>
+int128 aligned(const Ctx& c, std::int64_t lift) {
+  return static_cast<int128>(exact<Q, Side>(c)) * lift;
+}
 
 /// The value of node N: one inline expression per node, chosen at compile time.
 template <const query& Q, int N, class Ctx> double value(const Ctx& c) {
@@ -347,19 +707,11 @@ template <const query& Q, int N, class Ctx> bool test(const Ctx& c) {
     if constexpr (left_string || right_string) {
       return accepts<N>(c, code < Q, left_string ? n.b : n.a > (c));
     } else {
-      const double l = value<Q, n.a>(c), r = value<Q, n.b>(c);
-      if constexpr (k == node_kind::eq)
-        return l == r;
-      else if constexpr (k == node_kind::ne)
-        return l != r;
-      else if constexpr (k == node_kind::lt)
-        return l < r;
-      else if constexpr (k == node_kind::le)
-        return l <= r;
-      else if constexpr (k == node_kind::gt)
-        return l > r;
-      else
-        return l >= r;
+      constexpr auto i = static_cast<std::size_t>(N);
+      if (c.b.exact[i])  // a fixed decimal: compared exactly, sides aligned to one scale
+        return compare<k>(aligned<Q, N, n.a>(c, c.b.lift_a[i]),
+                          aligned<Q, N, n.b>(c, c.b.lift_b[i]));
+      return compare<k>(value<Q, n.a>(c), value<Q, n.b>(c));
     }
   } else if constexpr (k == node_kind::logical_and) {
     return test<Q, n.a>(c) && test<Q, n.b>(c);
@@ -368,6 +720,11 @@ template <const query& Q, int N, class Ctx> bool test(const Ctx& c) {
   } else if constexpr (k == node_kind::logical_not) {
     return !test<Q, n.a>(c);
   } else if constexpr (k == node_kind::between) {
+    constexpr auto i = static_cast<std::size_t>(N);
+    if (c.b.exact[i]) {
+      const int128 v = aligned<Q, N, n.a>(c, c.b.lift_a[i]);
+      return v >= aligned<Q, N, n.b>(c, c.b.lift_b[i]) && v <= aligned<Q, N, n.c>(c, c.b.lift_c[i]);
+    }
     const double v = value<Q, n.a>(c);
     return v >= value<Q, n.b>(c) && v <= value<Q, n.c>(c);
   } else if constexpr (k == node_kind::in_list) {
@@ -401,12 +758,22 @@ template <const query& Q, int S, class Ctx> void accumulate(accumulator& acc, co
     ++acc.count;
   } else {
     if (!defined<Q, n.a>(c)) return;
-    const double v = value<Q, n.a>(c);
     ++acc.count;
-    if constexpr (n.kind == node_kind::sum || n.kind == node_kind::avg) acc.sum += v;
-    if constexpr (n.kind == node_kind::min) acc.min = std::min(acc.min, v);
-    if constexpr (n.kind == node_kind::max) acc.max = std::max(acc.max, v);
-    if constexpr (n.kind == node_kind::count_distinct) acc.distinct.insert(v);
+    constexpr bool summed = n.kind == node_kind::sum || n.kind == node_kind::avg;
+    if constexpr (summed || n.kind == node_kind::min || n.kind == node_kind::max) {
+      if (c.b.exact[static_cast<std::size_t>(n.a)]) {  // a fixed decimal: exactly, in 128 bits
+        const std::int64_t v = exact<Q, n.a>(c);
+        if constexpr (summed) acc.isum += v;
+        if constexpr (n.kind == node_kind::min) acc.imin = std::min(acc.imin, v);
+        if constexpr (n.kind == node_kind::max) acc.imax = std::max(acc.imax, v);
+      } else {
+        const double v = value<Q, n.a>(c);
+        if constexpr (summed) acc.sum += v;
+        if constexpr (n.kind == node_kind::min) acc.min = std::min(acc.min, v);
+        if constexpr (n.kind == node_kind::max) acc.max = std::max(acc.max, v);
+      }
+    }
+    if constexpr (n.kind == node_kind::count_distinct) acc.distinct.insert(value<Q, n.a>(c));
   }
 }
 
@@ -417,8 +784,28 @@ template <const query& Q> bool where(const row_context& c) {
     return test<Q, Q.where>(c);
 }
 
-/// The result columns as doubles, one vector per select item, before typing and ordering.
-using result_values = std::array<std::vector<double>, max_select_items>;
+/// The result columns, one vector per select item, before typing and ordering: `values` in
+/// doubles, and `scaled` for the exact items (binding::exact; grouped queries fill both).
+struct result_values {
+  std::array<std::vector<double>, max_select_items> values;
+  std::array<std::vector<std::int64_t>, max_select_items> scaled;
+};
+
+/// A GROUP BY key: an exact one holds its scaled integer (exact to 2^53, as integers are).
+template <const query& Q, int N, class Ctx> double group_key(const Ctx& c) {
+  if (c.b.exact[static_cast<std::size_t>(N)]) return static_cast<double>(exact<Q, N>(c));
+  return value<Q, N>(c);
+}
+
+/// Appends select item S's value in row or group `c`.
+template <const query& Q, int S, class Ctx> void emit(const Ctx& c, result_values& out, bool both) {
+  constexpr int e = Q.select[S].expr;
+  if (c.b.exact[static_cast<std::size_t>(e)]) {
+    out.scaled[S].push_back(exact<Q, e>(c));
+    if (!both) return;
+  }
+  out.values[S].push_back(value<Q, e>(c));
+}
 
 /// Calls `visit(context)` for every row of the one table that satisfies WHERE.
 template <const query& Q> struct table_scan {
@@ -778,7 +1165,7 @@ template <const query& Q> struct join_scan {
     key_index::key_type k{};
     for (int j = 0; j < count; ++j) {
       const auto id = static_cast<std::size_t>(columns[static_cast<std::size_t>(j)]);
-      k[static_cast<std::size_t>(j)] = b.columns[id].at(c.rows[b.table_of[id]]);
+      k[static_cast<std::size_t>(j)] = b.columns[id].key(c.rows[b.table_of[id]]);
     }
     return k;
   }
@@ -788,8 +1175,8 @@ template <const query& Q> struct join_scan {
     for (int j = from; j < keys[s].count; ++j) {
       const auto build = static_cast<std::size_t>(keys[s].build[static_cast<std::size_t>(j)]);
       const auto probe = static_cast<std::size_t>(keys[s].probe[static_cast<std::size_t>(j)]);
-      if (b.columns[build].at(c.rows[b.table_of[build]]) !=
-          b.columns[probe].at(c.rows[b.table_of[probe]]))
+      if (b.columns[build].key(c.rows[b.table_of[build]]) !=
+          b.columns[probe].key(c.rows[b.table_of[probe]]))
         return false;
     }
     return true;
@@ -801,8 +1188,8 @@ template <const query& Q> struct join_scan {
     const auto id = static_cast<std::size_t>(keys[s].probe[0]);
     const column_view& probe = b.columns[id];
     const std::size_t row = c.rows[b.table_of[id]];
-    if (probe.ints) {  // integer keys on both sides: no conversion to double
-      const auto slot = static_cast<std::uint64_t>(probe.ints[row] - h.low);
+    if (probe.scaled) {  // integer keys on both sides: no conversion to double
+      const auto slot = static_cast<std::uint64_t>(probe.scaled[row] - h.low);
       return slot < h.first.size() ? h.first[slot] : none;
     }
     key_index::key_type k{};
@@ -890,7 +1277,7 @@ template <const query& Q> struct join_scan {
 
 template <const query& Q, class Scan> void select_rows(const Scan& scan, result_values& out) {
   [&]<std::size_t... S>(std::index_sequence<S...>) {
-    scan([&](const auto& c) { (out[S].push_back(value<Q, Q.select[S].expr>(c)), ...); });
+    scan([&](const auto& c) { (emit<Q, static_cast<int>(S)>(c, out, false), ...); });
   }(std::make_index_sequence<static_cast<std::size_t>(Q.select_count)>{});
 }
 
@@ -906,7 +1293,7 @@ void select_groups(const binding& b, const Scan& scan, result_values& out) {
   state* current = nullptr;  // consecutive rows often share a group: skip the map lookup
   [&]<std::size_t... S, std::size_t... G>(std::index_sequence<S...>, std::index_sequence<G...>) {
     scan([&](const auto& c) {
-      const key_type key{value<Q, Q.group_by[G]>(c)...};
+      const key_type key{group_key<Q, Q.group_by[G]>(c)...};
       if (!current || key != last) {
         current = &groups[key];
         last = key;
@@ -919,7 +1306,7 @@ void select_groups(const binding& b, const Scan& scan, result_values& out) {
       const group_context<K, A> c{b, key, acc};
       if constexpr (Q.having >= 0)
         if (!test<Q, Q.having>(c)) continue;
-      (out[S].push_back(value<Q, Q.select[S].expr>(c)), ...);
+      (emit<Q, static_cast<int>(S)>(c, out, true), ...);
     }
   }(std::make_index_sequence<static_cast<std::size_t>(Q.select_count)>{});
 }
@@ -927,13 +1314,28 @@ void select_groups(const binding& b, const Scan& scan, result_values& out) {
 /// Orders, limits and types the result columns: a selected column, its MIN and its MAX keep
 /// the column's type (and dictionary), COUNTs are int64, everything else is decimal.
 inline relational::table make_result(const query& q, const binding& b, result_values& out) {
-  const std::size_t rows = out[0].size();
+  const std::size_t rows = std::max(out.values[0].size(), out.scaled[0].size());
+  // An exact item is a fixed decimal column, unless an empty MIN or MAX made a value NaN
+  // (grouped queries have both forms): then it is a decimal column as before.
+  std::array<bool, max_select_items> fixed{};
+  for (int s = 0; s < q.select_count; ++s) {
+    const auto& values = out.values[static_cast<std::size_t>(s)];
+    fixed[static_cast<std::size_t>(s)] =
+        b.exact[static_cast<std::size_t>(q.select[s].expr)] &&
+        std::none_of(values.begin(), values.end(), [](double v) { return std::isnan(v); });
+  }
   std::vector<std::size_t> order(rows);
   std::iota(order.begin(), order.end(), std::size_t{0});
   if (q.order_count > 0)
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
       for (int k = 0; k < q.order_count; ++k) {
-        const auto& col = out[static_cast<std::size_t>(q.order_by[k].output)];
+        const auto output = static_cast<std::size_t>(q.order_by[k].output);
+        if (fixed[output]) {
+          const auto& col = out.scaled[output];
+          if (col[x] == col[y]) continue;
+          return (col[x] < col[y]) != q.order_by[k].descending;
+        }
+        const auto& col = out.values[output];
         if (col[x] == col[y]) continue;
         return (col[x] < col[y]) != q.order_by[k].descending;
       }
@@ -943,9 +1345,17 @@ inline relational::table make_result(const query& q, const binding& b, result_va
     order.resize(static_cast<std::size_t>(q.limit));
   relational::table result("sql");
   for (int s = 0; s < q.select_count; ++s) {
-    const auto& values = out[static_cast<std::size_t>(s)];
+    const auto& values = out.values[static_cast<std::size_t>(s)];
     const node& n = q.nodes[q.select[s].expr];
     const std::string name(q.select[s].name);
+    if (fixed[static_cast<std::size_t>(s)]) {  // exact: a fixed decimal of the item's scale
+      const auto& scaled = out.scaled[static_cast<std::size_t>(s)];
+      std::vector<std::int64_t> ints(order.size());
+      for (std::size_t r = 0; r < order.size(); ++r) ints[r] = scaled[order[r]];
+      result.add(relational::column::fixed(name, std::move(ints),
+                                           b.scale[static_cast<std::size_t>(q.select[s].expr)]));
+      continue;
+    }
     // A column, or the MIN or MAX of one, keeps the column's type (a date stays a date).
     const int column_id = n.kind == node_kind::column ? q.select[s].expr
                           : (n.kind == node_kind::min || n.kind == node_kind::max) &&
@@ -954,6 +1364,7 @@ inline relational::table make_result(const query& q, const binding& b, result_va
                               : -1;
     const relational::column* source =
         column_id >= 0 ? b.columns[static_cast<std::size_t>(column_id)].source : nullptr;
+    if (source && source->type() == relational::column_type::fixed) source = nullptr;  // NaN
     const bool counted = n.kind == node_kind::count || n.kind == node_kind::count_star ||
                          n.kind == node_kind::count_distinct || n.kind == node_kind::extract;
     // An empty MIN, MAX or AVG is NaN (there is no NULL), which only a decimal column holds.

@@ -18,7 +18,8 @@ inline constexpr int max_schema_tables = 16;
 inline constexpr int max_schema_columns = 192;
 
 /// A column's type in a schema: INT (INTEGER, BIGINT), DECIMAL (NUMERIC, DOUBLE, REAL, FLOAT),
-/// DATE, TEXT (VARCHAR, CHAR, STRING).
+/// DATE, TEXT (VARCHAR, CHAR, STRING). `DECIMAL(p,s)` and `NUMERIC(p,s)` are decimals with a
+/// scale (`schema_column::scale`): exact, a fixed column; bare DECIMAL is a double.
 enum class column_kind : unsigned char { integer, decimal, date, text };
 
 /// Why a schema text or a query checked against it was rejected.
@@ -30,6 +31,7 @@ enum class schema_error_code : unsigned char {
   expected_column_name,
   unknown_column_type,
   expected_comma_or_closing_parenthesis,
+  bad_decimal_precision,
   duplicate_table,
   duplicate_column,
   too_many_tables,
@@ -55,6 +57,8 @@ constexpr std::string_view to_string(schema_error_code e) {
       return "expected a column type: INT, DECIMAL, DATE or TEXT";
     case schema_error_code::expected_comma_or_closing_parenthesis:
       return "expected , or )";
+    case schema_error_code::bad_decimal_precision:
+      return "DECIMAL(p,s) and NUMERIC(p,s) need whole numbers 1 <= p <= 18 and 0 <= s <= p";
     case schema_error_code::duplicate_table:
       return "a second table of that name";
     case schema_error_code::duplicate_column:
@@ -79,6 +83,9 @@ constexpr std::string_view to_string(schema_error_code e) {
 struct schema_column {
   std::string_view name;
   column_kind kind = column_kind::integer;
+  /// A decimal declared DECIMAL(p,s) or NUMERIC(p,s): s, its exact scale; -1 for a double (bare
+  /// DECIMAL, DOUBLE, REAL, FLOAT) and for the other kinds.
+  int scale = -1;
 };
 struct schema_table {
   std::string_view name;
@@ -180,6 +187,28 @@ constexpr bool kind_of(std::string_view type, column_kind& kind) {
   return false;
 }
 
+// DECIMAL(p,s) or NUMERIC(p,s) (s is 0 when left out): sets `scale`; false when p or s is not a
+// whole number, p is not 1 to 18 or s is larger than p. No parenthesis: scale stays -1.
+constexpr bool decimal_arguments(reader& r, int& scale) {
+  r.skip_space();
+  if (r.at >= r.text.size() || r.text[r.at] != '(') return true;
+  ++r.at;
+  auto number = [&](int& out) {
+    r.skip_space();
+    const std::size_t start = r.at;
+    out = 0;
+    while (r.at < r.text.size() && r.text[r.at] >= '0' && r.text[r.at] <= '9' && out < 100)
+      out = out * 10 + (r.text[r.at++] - '0');
+    return r.at > start;
+  };
+  int p = 0, s = 0;
+  if (!number(p)) return false;
+  if (r.take(',') && !number(s)) return false;
+  if (!r.take(')') || p < 1 || p > 18 || s > p) return false;
+  scale = s;
+  return true;
+}
+
 // A type's optional size or precision, "(15,2)", is read and ignored.
 constexpr void skip_type_arguments(reader& r) {
   r.skip_space();
@@ -229,12 +258,21 @@ constexpr schema parse_schema(std::string_view text) {
       r.skip_space();
       const std::size_t type_start = r.at;
       column_kind kind = column_kind::integer;
-      if (!schema_detail::kind_of(r.name(), kind))
+      const std::string_view type = r.name();
+      if (!schema_detail::kind_of(type, kind))
         return fail(schema_error_code::unknown_column_type, type_start);
-      schema_detail::skip_type_arguments(r);
+      int scale = -1;
+      if (schema::equal_names(type, "decimal") || schema::equal_names(type, "numeric")) {
+        r.skip_space();
+        const std::size_t arguments_start = r.at;
+        if (!schema_detail::decimal_arguments(r, scale))
+          return fail(schema_error_code::bad_decimal_precision, arguments_start);
+      } else {
+        schema_detail::skip_type_arguments(r);
+      }
       if (s.column_count == max_schema_columns)
         return fail(schema_error_code::too_many_columns, column_start);
-      s.columns[s.column_count++] = {column, kind};
+      s.columns[s.column_count++] = {column, kind, scale};
       ++t.column_count;
       if (r.take(')')) break;
       if (!r.take(',')) return fail(schema_error_code::expected_comma_or_closing_parenthesis, r.at);
