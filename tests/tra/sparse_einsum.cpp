@@ -81,8 +81,8 @@ template <loom::fixed_string S> void check_formats(std::uint64_t seed, lt::densi
 
 TEST_CASE("sparse einsum: the four products and their transposed outputs equal the dense ones") {
   for (std::uint64_t seed = 1; seed <= 3; ++seed)
-    for (const lt::density d : {lt::density::one, lt::density::sparse, lt::density::medium,
-                                lt::density::full}) {
+    for (const lt::density d :
+         {lt::density::one, lt::density::sparse, lt::density::medium, lt::density::full}) {
       CAPTURE(lt::density_name(d));
       check_formats<"ij,jk->ik">(seed, d);
       check_formats<"ji,jk->ik">(seed, d);

@@ -92,8 +92,8 @@ sparse_relation<T, Out> einsum(const sparse_relation<T, FA>& l, const sparse_rel
                         "\">: the tiles' extents of the contracted letter differ (" +
                         std::to_string(a.tile_shape()[1]) + " and " +
                         std::to_string(b.tile_shape()[0]) + "); cut both operands alike");
-    auto c = join_aggregate<Out>(a, b, std::array<std::size_t, 1>{1},
-                                 std::array<std::size_t, 1>{0}, std::array<std::size_t, 2>{0, 2});
+    auto c = join_aggregate<Out>(a, b, std::array<std::size_t, 1>{1}, std::array<std::size_t, 1>{0},
+                                 std::array<std::size_t, 2>{0, 2});
     if constexpr (t.out)
       return transpose(c);
     else
