@@ -24,6 +24,7 @@
 #include <loom/tra/rules/lambda_composition.hpp>
 #include <loom/tra/rules/repartition.hpp>
 #include <loom/tra/rules/rule_sets.hpp>
+#include <loom/tra/sparse_einsum.hpp>
 #include <loom/tra/sparse_tiles.hpp>
 #include <loom/tra/strip.hpp>
 #include <loom/tra/tile.hpp>

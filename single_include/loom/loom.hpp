@@ -30104,6 +30104,7 @@ template <class Limits = saturation_limits<>, class E> std::string explain_satur
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace loom::tra {
@@ -30328,6 +30329,20 @@ sparse_stats stats_of(const SparseRelation& r, const std::array<std::int64_t, 2>
     s.tiles += 1;
     s.bytes += tile_bytes(t);
   }
+  return s;
+}
+
+/// The statistics of the transposed matrix: rows and columns (and their per-tile counts)
+/// swapped; the entries, tiles and bytes are the same.
+inline sparse_stats transposed(sparse_stats s) {
+  std::swap(s.rows, s.cols);
+  std::swap(s.tile_rows, s.tile_cols);
+  std::swap(s.row_nnz, s.col_nnz);
+  std::swap(s.row_tiles, s.col_tiles);
+  if (s.placed == partitioning::rows)
+    s.placed = partitioning::cols;
+  else if (s.placed == partitioning::cols)
+    s.placed = partitioning::rows;
   return s;
 }
 
@@ -33878,23 +33893,32 @@ einsum_choice choose_einsum(const cost_model& cm, const relation<T, KL, 2>& l,
   return out;
 }
 
-/// The same choice for block-sparse operands, costed from their statistics (`stats_of`): Cn
-/// walks the plans' moves with the operands' bytes and the join's estimated partial products
-/// (`estimate_product`), Cc is 2 flops per multiplication plus an addition per joined entry. The
-/// tiles are multiplied as stored: S is a product of two matrices whose tiles are not
-/// transposed, as "ij,jk->ik".
+/// The same choice for block-sparse operands, costed from their statistics (`stats_of`, of each
+/// operand as stored): Cn walks the plans' moves with the operands' bytes and the join's
+/// estimated partial products (`estimate_product`), Cc is 2 flops per multiplication plus an
+/// addition per joined entry, plus one operation per stored entry of each operand the spec
+/// transposes and of the result when the output is transposed. S is a product of two matrices
+/// with two letters per side, each in either order: "ij,jk->ik", "ji,jk->ik", "ij,kj->ik",
+/// "ji,kj->ik" and their outputs transposed ("->ki"), any letters.
 template <fixed_string S, class LeftPart = ia::arbitrary, class RightPart = ia::arbitrary>
 einsum_choice choose_einsum(const cost_model& cm, const sparse_stats& l, const sparse_stats& r) {
   using spec = detail::einsum_spec<S>;
   static_assert(spec::valid, "loom::tra::choose_einsum: see einsum's diagnostic for this spec");
-  static_assert(spec::kl == 2 && spec::kr == 2 && !spec::transposes.left &&
-                    !spec::transposes.right && !spec::transposes.out,
-                "loom::tra::choose_einsum over sparse tiles: a product of two matrices whose "
-                "tiles are not transposed, as \"ij,jk->ik\"");
+  static_assert(spec::kl == 2 && spec::kr == 2,
+                "loom::tra::choose_einsum over sparse tiles: give two letters per side (a "
+                "product of two matrices, as \"ij,jk->ik\" or \"ji,kj->ki\"); batch letters "
+                "are not supported over sparse relations yet");
   using P = einsum_plans<S, LeftPart, RightPart>;
-  const auto e = estimate_product(cm, l, r);
+  constexpr auto t = spec::transposes;
+  // the product is estimated on the operands as the kernel reads them, C(x,z) = A(x,y) B(y,z)
+  const sparse_stats a = t.left ? transposed(l) : l;
+  const sparse_stats b = t.right ? transposed(r) : r;
+  const auto e = estimate_product(cm, a, b);
   const detail::einsum_sizes sizes{l.bytes, r.bytes, e.joined_bytes};
-  const double cc = 2.0 * e.multiplications + e.joined_nnz;
+  // a transpose reads each stored entry of the tile once and places it
+  const double transposed_entries =
+      (t.left ? l.nnz : 0.0) + (t.right ? r.nnz : 0.0) + (t.out ? e.out.nnz : 0.0);
+  const double cc = 2.0 * e.multiplications + e.joined_nnz + transposed_entries;
   einsum_choice out;
   for (std::size_t s = 0; s < 3; ++s) {
     const einsum_strategy st = all_einsum_strategies[s];
@@ -33998,6 +34022,106 @@ decltype(auto) with_matmul_plan(matmul_strategy s, F&& f) {
 
 #endif  // LOOM_TRA_PLANS_HPP
 // ---- end <loom/tra/plans.hpp>
+// ---- begin <loom/tra/sparse_einsum.hpp>
+// Defines the einsum of two block-sparse matrices (tra/): the four products "ij,jk->ik",
+// "ji,jk->ik", "ij,kj->ik", "ji,kj->ik" and their transposed outputs ("->ki"), with any letters,
+// run as the fused sparse join-aggregate after transposing the operands whose letters run the
+// other way (keys and tile contents, in any loom format), and the transposes themselves.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_SPARSE_EINSUM_HPP
+#define LOOM_TRA_SPARSE_EINSUM_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loom::tra {
+
+/// The transpose of a matrix tile in any loom format, in the same format: entry (r, c) of `t`
+/// is entry (c, r) of the result, whose shape is `t`'s reversed. One pass over the stored
+/// entries, then loom's assembly (a sort by the new rows).
+template <class T, storage_format Format> tensor<T, Format> transpose(const tensor<T, Format>& t) {
+  static_assert(Format::order == 2, "loom::tra::transpose: the tile must be a matrix");
+  std::vector<std::array<std::int64_t, 2>> coords;
+  std::vector<T> values;
+  coords.reserve(static_cast<std::size_t>(t.nnz()));
+  values.reserve(static_cast<std::size_t>(t.nnz()));
+  t.for_each_stored([&](const auto& c, const T& v) {
+    coords.push_back({static_cast<std::int64_t>(c[1]), static_cast<std::int64_t>(c[0])});
+    values.push_back(v);
+  });
+  return from_coo<Format>({t.extent(1), t.extent(0)}, coords, values);
+}
+
+/// The transpose of a block-sparse matrix: tile (I, J) becomes tile (J, I), transposed; the
+/// bounds and the tile shape are reversed. Absent tiles stay absent.
+template <class T, storage_format Format>
+sparse_relation<T, Format> transpose(const sparse_relation<T, Format>& r) {
+  sparse_relation<T, Format> out({r.bounds()[1], r.bounds()[0]},
+                                 {r.tile_shape()[1], r.tile_shape()[0]});
+  for (const auto& [key, t] : r) out.insert({key[1], key[0]}, transpose(t));
+  return out;
+}
+
+namespace detail {
+// The einsums of two block-sparse matrices: a valid spec of two letters per side (no batch
+// letters, which a matrix of tiles has no key for).
+template <fixed_string S>
+inline constexpr bool sparse_einsum_supported_v =
+    einsum_spec<S>::valid && einsum_spec<S>::kl == 2 && einsum_spec<S>::kr == 2;
+
+// An operand as the product reads it: transposed when its letters run the other way.
+template <bool Transpose, class T, storage_format F>
+decltype(auto) oriented(const sparse_relation<T, F>& r) {
+  if constexpr (Transpose)
+    return transpose(r);
+  else
+    return (r);
+}
+}  // namespace detail
+
+/// einsum S over two block-sparse matrices, the result's tiles in `Out`: S is a product of two
+/// matrices with two letters per side, each side's letters in either order ("ij,jk->ik",
+/// "ji,jk->ik", "ij,kj->ik", "ji,kj->ik", and each with "->ki"; any letters). An operand whose
+/// letters run the other way from C(x, z) = A(x, y) B(y, z) is transposed first (keys and tiles),
+/// then the fused join-aggregate multiplies the tiles that meet; a transposed output is
+/// transposed last. The result's bounds are those of the output's letters.
+template <fixed_string S, storage_format Out, class T, storage_format FA, storage_format FB>
+sparse_relation<T, Out> einsum(const sparse_relation<T, FA>& l, const sparse_relation<T, FB>& r) {
+  using spec = detail::einsum_spec<S>;
+  constexpr bool valid = detail::einsum_diagnostic<spec::problem>::ok;
+  constexpr bool supported = detail::sparse_einsum_supported_v<S>;
+  static_assert(!valid || supported,
+                "loom::tra::einsum over sparse tiles: give two letters per side (a product of two "
+                "matrices, as \"ij,jk->ik\" or \"ji,kj->ki\"); batch letters are not supported "
+                "over sparse relations yet");
+  if constexpr (!valid || !supported) {
+    return sparse_relation<T, Out>({0, 0}, {1, 1});  // placeholder after the error above
+  } else {
+    constexpr auto t = spec::transposes;
+    const auto& a = detail::oriented<t.left>(l);
+    const auto& b = detail::oriented<t.right>(r);
+    if (a.tile_shape()[1] != b.tile_shape()[0])
+      throw shape_error(std::string("loom::tra::einsum<\"") + std::string(spec::text) +
+                        "\">: the tiles' extents of the contracted letter differ (" +
+                        std::to_string(a.tile_shape()[1]) + " and " +
+                        std::to_string(b.tile_shape()[0]) + "); cut both operands alike");
+    auto c = join_aggregate<Out>(a, b, std::array<std::size_t, 1>{1}, std::array<std::size_t, 1>{0},
+                                 std::array<std::size_t, 2>{0, 2});
+    if constexpr (t.out)
+      return transpose(c);
+    else
+      return c;
+  }
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_SPARSE_EINSUM_HPP
+// ---- end <loom/tra/sparse_einsum.hpp>
 
 #endif  // LOOM_TRA_HPP
 // ---- end <loom/tra.hpp>

@@ -2,7 +2,8 @@
 // under mpirun with 1 to 4 ranks: BCAST and SHUF of compact tiles (the same ranks as the dense
 // IA's SHUF, the bytes exact), SHUF with Σ on arrival, the four strategies of a sparse product
 // from every placement, the einsum and chain plans costed from nnz (a choice that differs from
-// the dense sizes' one), each result against the single-process product.
+// the dense sizes' one), the einsum's four products and their transposed outputs from every
+// partition, each result against the single-process product.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/tra.hpp>
 #include <loom/tra/mpi.hpp>
@@ -162,6 +163,90 @@ void test_einsum(const lm::transport& tr) {
   }
 }
 
+// The transpose of a matrix, built from its coordinates here (not by the code under test).
+csr_matrix flipped(const csr_matrix& m) {
+  std::vector<std::array<std::int64_t, 2>> coords;
+  std::vector<double> values;
+  m.for_each_stored([&](const auto& c, double v) {
+    coords.push_back({c[1], c[0]});
+    values.push_back(v);
+  });
+  return loom::from_coo<loom::csr>({m.extent(1), m.extent(0)}, coords, values);
+}
+
+// einsum S with A (M x K as the product reads it) and B (K x N) stored as the spec names them,
+// spread in every pair of partitions, by every strategy and the model's own: C (or Cᵀ for
+// "->ki") against the single-process product, each output tile on one rank.
+template <loom::fixed_string S>
+void check_transposed_einsum(const lm::transport& tr, const csr_matrix& MA, const csr_matrix& MB) {
+  const int s = static_cast<int>(tr.sites());
+  constexpr auto t = detail::einsum_spec<S>::transposes;
+  const auto want = t.out ? flipped(product(MA, MB)) : product(MA, MB);
+  const auto stored_a = t.left ? flipped(MA) : MA;
+  const auto stored_b = t.right ? flipped(MB) : MB;
+  const std::array<std::int64_t, 2> ta{8, 6}, tb{6, 7};
+  const auto wa = to_sparse_tiles<loom::csr>(stored_a, t.left ? std::array{ta[1], ta[0]} : ta);
+  const auto wb = to_sparse_tiles<loom::dcsr>(stored_b, t.right ? std::array{tb[1], tb[0]} : tb);
+  const std::vector<lm::tile_partition> parts{
+      lm::tile_partition::row_blocks(s), lm::tile_partition::col_blocks(s),
+      lm::tile_partition::cyclic(s, {0}), lm::tile_partition::grid(s),
+      lm::tile_partition::hashed(s)};
+  const cost_model cm{.alpha = 1e-9, .beta = 1e-11, .policy = cost_policy::corrected};
+  for (std::size_t pa = 0; pa < parts.size(); ++pa) {
+    const auto A = lm::distribute(tr, wa, stored_a.shape(), parts[pa], "A");
+    const auto B = lm::distribute(tr, wb, stored_b.shape(), parts[(pa + 1) % parts.size()], "B");
+    auto check = [&](const auto& C) {
+      const auto whole = lm::gather(tr, C);
+      MPI_TEST_CHECK(same_entries(from_sparse_tiles<loom::csr>(whole, want.shape()), want));
+      MPI_TEST_CHECK(
+          lm::detail::allreduce_sum(static_cast<std::int64_t>(C.tiles.size()), tr.comm()) ==
+          static_cast<std::int64_t>(whole.size()));
+      for (const auto& [key, tile] : C.tiles)
+        MPI_TEST_CHECK(C.partition.owner(key, C.tiles.bounds()) == tr.rank());
+      MPI_TEST_CHECK(C.shape == want.shape());
+    };
+    // each strategy once over the partitions, the model's own choice from the first pair
+    check(lm::sparse_einsum<S, loom::csr>(tr, A, B, cm, all_einsum_strategies[pa % 3]));
+    if (pa == 0) {
+      einsum_choice choice;
+      check(lm::sparse_einsum<S, loom::csr>(tr, A, B, cm, std::nullopt, &choice));
+      for (const auto& c : choice.costs) MPI_TEST_CHECK(choice.chosen.total <= c.total);
+    }
+  }
+}
+
+void test_transposed_einsum(const lm::transport& tr) {
+  for (const unsigned one_in : {2u, 9u}) {  // half the cells, a ninth of them
+    const unsigned seed = one_in;
+    const auto MA = random_matrix(41, 35, one_in, 40 + seed),
+               MB = random_matrix(35, 29, one_in, 50 + seed);
+    check_transposed_einsum<"ij,jk->ik">(tr, MA, MB);
+    check_transposed_einsum<"ji,jk->ik">(tr, MA, MB);
+    check_transposed_einsum<"ij,kj->ik">(tr, MA, MB);
+    check_transposed_einsum<"ji,kj->ik">(tr, MA, MB);
+    check_transposed_einsum<"ij,jk->ki">(tr, MA, MB);
+    check_transposed_einsum<"ji,jk->ki">(tr, MA, MB);
+    check_transposed_einsum<"ij,kj->ki">(tr, MA, MB);
+    check_transposed_einsum<"ji,kj->ki">(tr, MA, MB);
+  }
+  // a transpose keeps each tile on its rank where the partition has a transposed counterpart
+  const int s = static_cast<int>(tr.sites());
+  const auto M = random_matrix(45, 38, 4, 3);
+  const auto whole = to_sparse_tiles<loom::csr>(M, {8, 8});
+  for (const auto& part : {lm::tile_partition::row_blocks(s), lm::tile_partition::cyclic(s, {0, 1}),
+                           lm::tile_partition::hashed(s)}) {
+    const auto A = lm::distribute(tr, whole, M.shape(), part, "A");
+    const auto before = tr.sent();
+    const auto T = lm::transpose(tr, A);
+    if (part.layout() != lm::tile_layout::hashed) MPI_TEST_CHECK((tr.sent() - before).bytes == 0);
+    MPI_TEST_CHECK(T.tiles.size() == A.tiles.size() || part.layout() == lm::tile_layout::hashed);
+    for (const auto& [key, tile] : T.tiles)
+      MPI_TEST_CHECK(T.partition.owner(key, T.tiles.bounds()) == tr.rank());
+    MPI_TEST_CHECK(
+        same_entries(from_sparse_tiles<loom::csr>(lm::gather(tr, T), {38, 45}), flipped(M)));
+  }
+}
+
 void test_chain(const lm::transport& tr) {
   const int s = static_cast<int>(tr.sites());
   const auto X0 = thin_matrix(48, 40, 2), X1 = random_matrix(40, 40, 2, 31),
@@ -197,6 +282,7 @@ int main(int argc, char** argv) {
     test_moves(tr);
     test_strategies(tr);
     test_einsum(tr);
+    test_transposed_einsum(tr);
     test_chain(tr);
     if (tr.rank() == 0)
       std::printf("tests.mpi.sparse_plans: %d ranks, %d checks on rank 0 passed\n",

@@ -2,11 +2,14 @@
 // with 1 to 4 ranks: a matrix written by every rank and read back with each rank reading only
 // its own part (the bytes it read and held checked exactly, nothing sent), read into another
 // partition and by another number of ranks (a share of the parts each, then one exchange), a
-// failed write that leaves the existing file whole, and the errors on every rank.
+// failed write that leaves the existing file whole, the same file as a machine of the other byte
+// order and loom's version 1 would have written it, and the errors (corrupt headers included) on
+// every rank.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/tra.hpp>
 #include <loom/tra/mpi.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -24,6 +27,14 @@ namespace lm = loom::tra::mpi;
 namespace {
 using mpi_test::random_matrix;
 using csr_relation = sparse_relation<double, loom::csr>;
+
+bool same_entries(const csr_relation& tiles, const loom::tensor<double, loom::csr>& M) {
+  const auto back = from_sparse_tiles<loom::csr>(tiles, M.shape());
+  for (std::int64_t r = 0; r < M.extent(0); ++r)
+    for (std::int64_t c = 0; c < M.extent(1); ++c)
+      if (back.at(r, c) != M.at(r, c)) return false;
+  return true;
+}
 
 bool same_tiles(const csr_relation& a, const csr_relation& b) {
   if (a.size() != b.size() || a.bounds() != b.bounds()) return false;
@@ -105,6 +116,132 @@ void test_round_trips(const lm::transport& tr, const std::string& dir) {
   MPI_TEST_CHECK(rep.parts_read.size() == (tr.rank() == s - 1 ? 1u : 0u));  // the last rank
 }
 
+std::vector<char> file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+void put_file(const std::string& path, const std::vector<char>& b) {
+  std::ofstream(path, std::ios::binary).write(b.data(), static_cast<std::streamsize>(b.size()));
+}
+
+// A tile file of CSR tiles of doubles (written here, in this machine's byte order) as a machine
+// of the other byte order would have written it (`swap`: every number's bytes reversed, field by
+// field), and/or as loom's version 1 wrote it (no byte order mark, no integer widths). Walks the
+// format independently of the reader: header fields, then each tile's key, the dense level's
+// extent, pos (int64), crd (int32) and the values.
+std::vector<char> rewritten(const std::vector<char>& in, bool swap, bool as_version_1) {
+  std::vector<char> out;
+  std::size_t at = 0;
+  auto emit = [&](const void* p, std::size_t w) {
+    const char* c = static_cast<const char*>(p);
+    std::vector<char> b(c, c + w);
+    if (swap) std::reverse(b.begin(), b.end());
+    out.insert(out.end(), b.begin(), b.end());
+  };
+  auto i64 = [&] {  // copies an int64, returns it
+    std::int64_t v = 0;
+    std::memcpy(&v, in.data() + at, 8);
+    at += 8;
+    emit(&v, 8);
+    return v;
+  };
+  auto copy = [&](std::size_t n) {
+    out.insert(out.end(), in.begin() + static_cast<std::ptrdiff_t>(at),
+               in.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+  };
+  auto array = [&](std::size_t w) {
+    const auto n = i64();
+    for (std::int64_t e = 0; e < n; ++e, at += w) emit(in.data() + at, w);
+  };
+  auto text = [&] { copy(static_cast<std::size_t>(i64())); };
+  copy(8);  // LOOMTILE
+  std::uint32_t version = 0;
+  std::memcpy(&version, in.data() + at, 4);
+  at += 4;
+  version = as_version_1 ? 1 : version;
+  emit(&version, 4);
+  if (as_version_1)
+    at += 4;
+  else
+    emit(in.data() + at, 4), at += 4;  // the byte order mark
+  for (int f = 0; f < 9; ++f) i64();   // shape, bounds, tile shape, nnz, tiles, value bytes
+  text();                              // value kind
+  std::int64_t widths = 0;
+  std::memcpy(&widths, in.data() + at, 8);
+  if (as_version_1)
+    at += 8 + 8 * static_cast<std::size_t>(widths);
+  else
+    array(8);
+  const std::int64_t removed = as_version_1 ? 4 + 8 + 8 * widths : 0;
+  text();                            // format
+  emit(in.data() + at, 4), at += 4;  // layout
+  i64();                             // ranks
+  array(8);                          // cuts
+  array(8);                          // key positions
+  const auto parts = i64();
+  for (std::int64_t p = 0; p < parts; ++p) {
+    std::int64_t offset = 0;
+    std::memcpy(&offset, in.data() + at, 8);
+    at += 8;
+    offset -= removed;
+    emit(&offset, 8);
+    for (int f = 0; f < 3; ++f) i64();  // bytes, tiles, nnz
+  }
+  while (at < in.size()) {  // the tiles
+    i64(), i64(), i64();    // key, the dense level's extent
+    array(8);               // pos
+    array(4);               // crd
+    array(8);               // values
+  }
+  return out;
+}
+
+void test_byte_orders(const lm::transport& tr, const std::string& dir) {
+  const int s = static_cast<int>(tr.sites());
+  const auto M = random_matrix(61, 47, 3, 17);
+  const auto whole = to_sparse_tiles<loom::csr>(M, {8, 6});
+  for (const auto& part : {lm::tile_partition::row_blocks(s), lm::tile_partition::hashed(s)}) {
+    const auto A = lm::distribute(tr, whole, M.shape(), part, "M");
+    const std::string path = dir + "/native.tiles";
+    lm::write_tiles(tr, A, path);
+    const auto here = lm::read_tile_header<double, loom::csr>(path);
+    MPI_TEST_CHECK(here.version == 2u && here.byte_order == std::endian::native);
+    MPI_TEST_CHECK(here.index_widths == std::vector<std::int64_t>{8, 4});
+    if (tr.rank() == 0) {
+      const auto b = file_bytes(path);
+      put_file(dir + "/swapped.tiles", rewritten(b, true, false));
+      put_file(dir + "/v1.tiles", rewritten(b, false, true));
+      put_file(dir + "/v1_swapped.tiles", rewritten(b, true, true));
+      // the walk covers every field: without a swap it gives the file back
+      MPI_TEST_CHECK(rewritten(b, false, false) == b);
+      MPI_TEST_CHECK(rewritten(b, true, false) != b);
+    }
+    MPI_Barrier(tr.comm());
+    for (const char* twin : {"swapped", "v1", "v1_swapped"}) {
+      const std::string p = dir + "/" + twin + ".tiles";
+      const bool swapped = std::string(twin) != "v1";
+      const auto h = lm::read_tile_header<double, loom::csr>(p);
+      MPI_TEST_CHECK(h.byte_order ==
+                     (swapped ? lm::detail::other_byte_order() : std::endian::native));
+      MPI_TEST_CHECK(h.version == (std::string(twin) == "swapped" ? 2u : 1u));
+      MPI_TEST_CHECK(h.shape == M.shape() && h.nnz == whole.nnz() && h.bounds == whole.bounds());
+      // in the file's partition: each rank its own part, nothing sent
+      lm::tile_read_report rep;
+      const auto B = lm::read_tiles<double, loom::csr>(tr, p, std::nullopt, &rep);
+      MPI_TEST_CHECK(same_tiles(B.tiles, A.tiles));
+      MPI_TEST_CHECK(rep.parts_read == std::vector<std::int64_t>{tr.rank()});
+      MPI_TEST_CHECK(rep.sent.bytes == 0);
+      // into column blocks: a share of the parts, then an exchange
+      const auto other = lm::tile_partition::col_blocks(s);
+      const auto C = lm::read_tiles<double, loom::csr>(tr, p, other);
+      MPI_TEST_CHECK(same_tiles(C.tiles, lm::distribute(tr, whole, M.shape(), other).tiles));
+      MPI_TEST_CHECK(same_entries(lm::gather(tr, C), M));
+    }
+    MPI_Barrier(tr.comm());
+  }
+}
+
 void test_failures(const lm::transport& tr, const std::string& dir) {
   const int s = static_cast<int>(tr.sites());
   const auto M = random_matrix(40, 40, 3, 9);
@@ -134,6 +271,33 @@ void test_failures(const lm::transport& tr, const std::string& dir) {
   MPI_Barrier(tr.comm());
   MPI_TEST_CHECK(throws_with([&] { (void)lm::read_tiles<double, loom::csr>(tr, dir + "/text"); },
                              "not a loom tile file"));
+  // corrupt headers: each error names the file and what is wrong
+  const auto good = file_bytes(path);
+  auto corrupted = [&](const std::string& name, auto change) {
+    if (tr.rank() == 0) {
+      auto b = good;
+      change(b);
+      put_file(dir + "/" + name, b);
+    }
+    MPI_Barrier(tr.comm());
+    return dir + "/" + name;
+  };
+  auto fails = [&](const std::string& file, const std::string& what) {
+    return throws_with([&] { (void)lm::read_tiles<double, loom::csr>(tr, file); }, what) &&
+           throws_with([&] { (void)lm::read_tiles<double, loom::csr>(tr, file); }, file);
+  };
+  const auto cut_header = corrupted("cut_header", [](auto& b) { b.resize(30); });
+  MPI_TEST_CHECK(fails(cut_header, "the header ends early"));
+  MPI_TEST_CHECK(throws_with([&] { (void)lm::read_tile_header<double, loom::csr>(cut_header); },
+                             "header ends early"));
+  MPI_TEST_CHECK(fails(corrupted("cut_parts", [](auto& b) { b.resize(b.size() - 5); }),
+                       "truncated: the header describes"));
+  MPI_TEST_CHECK(fails(corrupted("version", [](auto& b) { b[8] = 7, b[9] = b[10] = b[11] = 0; }),
+                       "version 7"));
+  MPI_TEST_CHECK(fails(corrupted("mark", [](auto& b) { b[12] = 9; }), "byte order mark"));
+  // the widths follow magic, version, mark, nine int64 fields and the value kind ("float")
+  MPI_TEST_CHECK(fails(corrupted("widths", [](auto& b) { b[8 + 4 + 4 + 72 + 8 + 5 + 8 + 8] = 2; }),
+                       "integer arrays are 8,2 bytes wide"));
   // a file only rank 0 finds (the others are given a missing one): every rank throws, and rank
   // 0 learns which rank failed instead of waiting for it
   if (s > 1) {
@@ -154,6 +318,7 @@ int main(int argc, char** argv) {
     lm::transport tr;
     const std::string dir = scratch(tr);
     test_round_trips(tr, dir);
+    test_byte_orders(tr, dir);
     test_failures(tr, dir);
     MPI_Barrier(tr.comm());
     if (tr.rank() == 0) std::filesystem::remove_all(dir);

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace loom::tra {
@@ -239,6 +240,20 @@ sparse_stats stats_of(const SparseRelation& r, const std::array<std::int64_t, 2>
     s.tiles += 1;
     s.bytes += tile_bytes(t);
   }
+  return s;
+}
+
+/// The statistics of the transposed matrix: rows and columns (and their per-tile counts)
+/// swapped; the entries, tiles and bytes are the same.
+inline sparse_stats transposed(sparse_stats s) {
+  std::swap(s.rows, s.cols);
+  std::swap(s.tile_rows, s.tile_cols);
+  std::swap(s.row_nnz, s.col_nnz);
+  std::swap(s.row_tiles, s.col_tiles);
+  if (s.placed == partitioning::rows)
+    s.placed = partitioning::cols;
+  else if (s.placed == partitioning::cols)
+    s.placed = partitioning::rows;
   return s;
 }
 

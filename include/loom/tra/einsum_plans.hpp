@@ -195,23 +195,32 @@ einsum_choice choose_einsum(const cost_model& cm, const relation<T, KL, 2>& l,
   return out;
 }
 
-/// The same choice for block-sparse operands, costed from their statistics (`stats_of`): Cn
-/// walks the plans' moves with the operands' bytes and the join's estimated partial products
-/// (`estimate_product`), Cc is 2 flops per multiplication plus an addition per joined entry. The
-/// tiles are multiplied as stored: S is a product of two matrices whose tiles are not
-/// transposed, as "ij,jk->ik".
+/// The same choice for block-sparse operands, costed from their statistics (`stats_of`, of each
+/// operand as stored): Cn walks the plans' moves with the operands' bytes and the join's
+/// estimated partial products (`estimate_product`), Cc is 2 flops per multiplication plus an
+/// addition per joined entry, plus one operation per stored entry of each operand the spec
+/// transposes and of the result when the output is transposed. S is a product of two matrices
+/// with two letters per side, each in either order: "ij,jk->ik", "ji,jk->ik", "ij,kj->ik",
+/// "ji,kj->ik" and their outputs transposed ("->ki"), any letters.
 template <fixed_string S, class LeftPart = ia::arbitrary, class RightPart = ia::arbitrary>
 einsum_choice choose_einsum(const cost_model& cm, const sparse_stats& l, const sparse_stats& r) {
   using spec = detail::einsum_spec<S>;
   static_assert(spec::valid, "loom::tra::choose_einsum: see einsum's diagnostic for this spec");
-  static_assert(spec::kl == 2 && spec::kr == 2 && !spec::transposes.left &&
-                    !spec::transposes.right && !spec::transposes.out,
-                "loom::tra::choose_einsum over sparse tiles: a product of two matrices whose "
-                "tiles are not transposed, as \"ij,jk->ik\"");
+  static_assert(spec::kl == 2 && spec::kr == 2,
+                "loom::tra::choose_einsum over sparse tiles: give two letters per side (a "
+                "product of two matrices, as \"ij,jk->ik\" or \"ji,kj->ki\"); batch letters "
+                "are not supported over sparse relations yet");
   using P = einsum_plans<S, LeftPart, RightPart>;
-  const auto e = estimate_product(cm, l, r);
+  constexpr auto t = spec::transposes;
+  // the product is estimated on the operands as the kernel reads them, C(x,z) = A(x,y) B(y,z)
+  const sparse_stats a = t.left ? transposed(l) : l;
+  const sparse_stats b = t.right ? transposed(r) : r;
+  const auto e = estimate_product(cm, a, b);
   const detail::einsum_sizes sizes{l.bytes, r.bytes, e.joined_bytes};
-  const double cc = 2.0 * e.multiplications + e.joined_nnz;
+  // a transpose reads each stored entry of the tile once and places it
+  const double transposed_entries =
+      (t.left ? l.nnz : 0.0) + (t.right ? r.nnz : 0.0) + (t.out ? e.out.nnz : 0.0);
+  const double cc = 2.0 * e.multiplications + e.joined_nnz + transposed_entries;
   einsum_choice out;
   for (std::size_t s = 0; s < 3; ++s) {
     const einsum_strategy st = all_einsum_strategies[s];

@@ -13,6 +13,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -100,6 +101,28 @@ class tile_partition {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return static_cast<int>((z ^ (z >> 31)) % static_cast<std::uint64_t>(ranks_));
+  }
+
+  /// The partition of the transposed matrix that leaves every tile where it is: tile (J, I) of
+  /// the transpose on the owner of (I, J) here. Row blocks become column blocks at the same cuts
+  /// (and the reverse), key positions modulo the ranks the other positions; a grid and hashed
+  /// keys have no such counterpart (std::nullopt).
+  std::optional<tile_partition> transposed() const {
+    switch (layout_) {
+      case tile_layout::row_blocks:
+        return tile_partition{tile_layout::col_blocks, ranks_, cuts_};
+      case tile_layout::col_blocks:
+        return tile_partition{tile_layout::row_blocks, ranks_, cuts_};
+      case tile_layout::cyclic: {
+        std::vector<std::size_t> on;
+        for (std::size_t p : on_) on.push_back(1 - p);
+        return cyclic(ranks_, std::move(on));
+      }
+      case tile_layout::grid:
+      case tile_layout::hashed:
+        break;
+    }
+    return std::nullopt;
   }
 
   /// The tile rows (row blocks) or tile columns (column blocks) of rank r: [first, last).

@@ -18,6 +18,7 @@
 #  include <loom/tra/mpi/sparse_kernels.hpp>
 #  include <loom/tra/mpi/transport.hpp>
 #  include <loom/tra/mpi/wire.hpp>
+#  include <loom/tra/sparse_einsum.hpp>
 #  include <loom/tra/sparse_operators.hpp>
 #  include <loom/tra/sparse_tiles.hpp>
 
@@ -372,11 +373,32 @@ sparse_relation<T, Out> sparse_matmul_chain(const transport& tr,
   return std::move(made.back().second);
 }
 
-/// einsum S (a product of two matrices whose tiles are not transposed, as "ij,jk->ik") over
-/// distributed sparse tiles: choose_einsum's plans costed from the operands' nnz statistics with
-/// the ranks as sites and their placement unknown (ia::arbitrary), the cheapest (or `force`) run
-/// as sparse_matmul's broadcast left, broadcast right or cross product (the shuffle join).
-/// `report` gets the choice, with each plan in the paper's notation.
+/// The transpose of a distributed matrix: each rank transposes its own tiles (keys and contents,
+/// in their format). From row or column blocks or key positions modulo the ranks no tile moves
+/// (the partition becomes its transposed counterpart, tile_partition::transposed); from a grid
+/// or hashed keys, the transposed tiles go to their owners under the same kind of partition of
+/// the transposed keys, in one all-to-all.
+template <class T, storage_format Format>
+distributed_matrix<T, Format> transpose(const transport& tr,
+                                        const distributed_matrix<T, Format>& A) {
+  const auto stays = A.partition.transposed();
+  distributed_matrix<T, Format> out{{A.shape[1], A.shape[0]},
+                                    stays ? *stays : A.partition,
+                                    loom::tra::transpose(A.tiles),
+                                    A.name + "^T"};
+  if (stays) return out;
+  return redistribute(tr, out, A.partition);
+}
+
+/// einsum S over distributed sparse tiles, the result's tiles in `Out`: S is a product of two
+/// matrices with two letters per side, each in either order ("ij,jk->ik", "ji,jk->ik",
+/// "ij,kj->ik", "ji,kj->ik" and each with "->ki"; any letters). choose_einsum's plans are
+/// costed from the operands' nnz statistics with the ranks as sites and their placement unknown
+/// (ia::arbitrary), the transposes the spec asks for charged; an operand whose letters run the
+/// other way is transposed (mpi::transpose), the cheapest plan (or `force`) runs as
+/// sparse_matmul's broadcast left, broadcast right or cross product (the shuffle join), and a
+/// transposed output is transposed last. `report` gets the choice, with each plan in the paper's
+/// notation.
 template <fixed_string S, storage_format Out, class T, storage_format FA, storage_format FB>
 distributed_matrix<T, Out> sparse_einsum(const transport& tr, const distributed_matrix<T, FA>& A,
                                          const distributed_matrix<T, FB>& B, cost_model cm,
@@ -393,7 +415,22 @@ distributed_matrix<T, Out> sparse_einsum(const transport& tr, const distributed_
       c.chosen.strategy == einsum_strategy::broadcast_left    ? matmul_strategy::broadcast_left
       : c.chosen.strategy == einsum_strategy::broadcast_right ? matmul_strategy::broadcast_right
                                                               : matmul_strategy::cross_product;
-  return sparse_matmul<Out>(tr, operand(A), operand(B), cm, st);
+  constexpr auto t = loom::tra::detail::einsum_spec<S>::transposes;
+  auto product = [&](const auto& a, const auto& b) {
+    auto C = sparse_matmul<Out>(tr, operand(a), operand(b), cm, st);
+    if constexpr (t.out)
+      return transpose(tr, C);
+    else
+      return C;
+  };
+  if constexpr (t.left && t.right)
+    return product(transpose(tr, A), transpose(tr, B));
+  else if constexpr (t.left)
+    return product(transpose(tr, A), B);
+  else if constexpr (t.right)
+    return product(A, transpose(tr, B));
+  else
+    return product(A, B);
 }
 
 }  // namespace loom::tra::mpi

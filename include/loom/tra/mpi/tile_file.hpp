@@ -1,7 +1,8 @@
 // Defines loom's partitioned file of a distributed sparse matrix (tra/mpi/): one file, a header
-// (shape, tile grid, nnz, value type, tile format, partition) with an offset table of its parts,
-// then each rank's tiles in their compact wire form. write_tiles writes it collectively through a
-// temporary file renamed at the end; read_tiles lets each rank read only its own part.
+// (the writer's byte order, shape, tile grid, nnz, value type and integer widths, tile format,
+// partition) with an offset table of its parts, then each rank's tiles in their compact wire
+// form. write_tiles writes it collectively through a temporary file renamed at the end;
+// read_tiles lets each rank read only its own part, on a machine of either byte order.
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_MPI_TILE_FILE_HPP
 #define LOOM_TRA_MPI_TILE_FILE_HPP
@@ -17,6 +18,7 @@
 #  include <loom/tra/sparse_tiles.hpp>
 
 #  include <array>
+#  include <bit>
 #  include <cstddef>
 #  include <cstdint>
 #  include <cstring>
@@ -54,6 +56,11 @@ struct tile_file_header {
   std::vector<std::size_t> key_positions;
   std::vector<tile_file_part> parts;
   std::int64_t header_bytes = 0;
+  /// The byte widths of the tiles' integer arrays, as wire_widths gives them.
+  std::vector<std::int64_t> index_widths;
+  std::uint32_t version = 0;
+  /// The writer's byte order; a reader on the other one reverses each number's bytes.
+  std::endian byte_order = std::endian::native;
 
   /// The partition the file was written in.
   tile_partition partition() const {
@@ -86,13 +93,29 @@ struct tile_read_report {
 
 namespace detail {
 inline constexpr char tile_file_magic[8] = {'L', 'O', 'O', 'M', 'T', 'I', 'L', 'E'};
-inline constexpr std::uint32_t tile_file_version = 1;
+// Version 2 records the writer's byte order and the widths of the tiles' integer arrays;
+// version 1 (neither) is still read, in either byte order.
+inline constexpr std::uint32_t tile_file_version = 2;
+inline constexpr std::uint32_t tile_file_byte_order_mark = 0x01020304;
 
 template <class T> std::string value_kind() {
   if constexpr (std::is_floating_point_v<T>) return "float";
   if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return "signed";
   if constexpr (std::is_integral_v<T>) return "unsigned";
   return "other";
+}
+
+inline std::string byte_order_name(std::endian e) {
+  return e == std::endian::little ? "little-endian" : "big-endian";
+}
+inline std::endian other_byte_order() {
+  return std::endian::native == std::endian::little ? std::endian::big : std::endian::little;
+}
+
+inline std::string widths_text(const std::vector<std::int64_t>& w) {
+  std::string s;
+  for (std::size_t i = 0; i < w.size(); ++i) s += (i ? "," : "") + std::to_string(w[i]);
+  return s.empty() ? "none" : s;
 }
 
 inline void put_string(std::vector<char>& b, const std::string& s) {
@@ -106,6 +129,7 @@ inline std::vector<char> header_bytes(tile_file_header& h) {
     std::vector<char> b;
     put_bytes(b, tile_file_magic, sizeof tile_file_magic);
     put(b, tile_file_version);
+    put(b, tile_file_byte_order_mark);
     put(b, h.shape);
     put(b, h.bounds);
     put(b, h.tile_shape);
@@ -113,6 +137,7 @@ inline std::vector<char> header_bytes(tile_file_header& h) {
     put(b, h.tiles);
     put(b, h.value_bytes);
     put_string(b, h.value_kind);
+    put_array(b, h.index_widths);
     put_string(b, h.format);
     put(b, static_cast<std::int32_t>(h.layout));
     put(b, h.ranks);
@@ -132,26 +157,36 @@ inline std::vector<char> header_bytes(tile_file_header& h) {
   return encode();
 }
 
-// Reads and checks the header of `path`; counts the bytes read.
+// Reads and checks the header of a file of `file_bytes` bytes; counts the bytes read. A file
+// written on the other byte order is read with every number's bytes reversed.
 template <class T, storage_format Format>
-tile_file_header read_header(std::ifstream& in, const std::string& who, std::int64_t& read) {
+tile_file_header read_header(std::ifstream& in, const std::string& who, std::int64_t& read,
+                             std::int64_t file_bytes) {
+  bool swap = false;
   auto bytes = [&](void* p, std::size_t n) {
     in.read(static_cast<char*>(p), static_cast<std::streamsize>(n));
-    if (!in) throw parse_error(who + ": the header ends early (not a loom tile file?)");
+    if (!in)
+      throw parse_error(who + ": the header ends early (truncated, or not a loom tile file)");
     read += static_cast<std::int64_t>(n);
   };
-  auto get = [&](auto& x) { bytes(&x, sizeof x); };
-  auto get_string = [&](std::string& s) {
+  auto get = [&](auto& x) {
+    bytes(&x, sizeof x);
+    if (swap) swap_bytes(x);
+  };
+  auto corrupt = [&](const std::string& what) {
+    return parse_error(who + ": a corrupt header (" + what + ")");
+  };
+  auto get_string = [&](std::string& s, const char* what) {
     std::int64_t n = 0;
     get(n);
-    if (n < 0 || n > 4096) throw parse_error(who + ": a corrupt header");
+    if (n < 0 || n > 4096) throw corrupt(std::string(what) + " of " + std::to_string(n) + " bytes");
     s.resize(static_cast<std::size_t>(n));
     bytes(s.data(), s.size());
   };
-  auto get_ints = [&](auto& v) {
+  auto get_ints = [&](std::vector<std::int64_t>& v, const char* what) {
     std::int64_t n = 0;
     get(n);
-    if (n < 0 || n > (1 << 24)) throw parse_error(who + ": a corrupt header");
+    if (n < 0 || n > (1 << 24)) throw corrupt(std::string(what) + ": " + std::to_string(n));
     v.resize(static_cast<std::size_t>(n));
     for (auto& e : v) get(e);
   };
@@ -159,32 +194,75 @@ tile_file_header read_header(std::ifstream& in, const std::string& who, std::int
   bytes(magic, sizeof magic);
   if (std::memcmp(magic, tile_file_magic, sizeof magic) != 0)
     throw parse_error(who + ": not a loom tile file (written by mpi::write_tiles)");
+  tile_file_header h;
   std::uint32_t version = 0;
   get(version);
-  if (version != tile_file_version)
-    throw parse_error(who + ": version " + std::to_string(version) + ", this loom reads " +
-                      std::to_string(tile_file_version));
-  tile_file_header h;
+  std::uint32_t swapped = version;
+  swap_bytes(swapped);
+  if (version != 1 && version != tile_file_version && (swapped == 1 || swapped == 2)) {
+    swap = true;
+    version = swapped;
+  }
+  if (version != 1 && version != tile_file_version)
+    throw parse_error(who + ": version " + std::to_string(version) + " (" +
+                      std::to_string(swapped) +
+                      " in the other byte order); this loom reads tile files of versions 1 "
+                      "and 2");
+  h.version = version;
+  h.byte_order = swap ? other_byte_order() : std::endian::native;
+  if (version >= 2) {
+    std::uint32_t mark = 0;
+    get(mark);
+    if (mark != tile_file_byte_order_mark)
+      throw corrupt("the byte order mark does not match the version's byte order");
+  }
+  if (swap && !std::is_arithmetic_v<T>)
+    throw error(who + ": written on a " + byte_order_name(h.byte_order) +
+                " machine, and values of a type that is not a number cannot be byte-swapped");
   get(h.shape);
   get(h.bounds);
   get(h.tile_shape);
   get(h.nnz);
   get(h.tiles);
   get(h.value_bytes);
-  get_string(h.value_kind);
-  get_string(h.format);
+  get_string(h.value_kind, "a value kind");
+  if (version >= 2)
+    get_ints(h.index_widths, "the count of integer widths");
+  else
+    h.index_widths = wire_widths<T, Format>();  // version 1: the reader's own, as before
+  get_string(h.format, "a format name");
   std::int32_t layout = 0;
   get(layout);
   if (layout < 0 || layout > static_cast<std::int32_t>(tile_layout::cyclic))
-    throw parse_error(who + ": a corrupt header (partition layout " + std::to_string(layout) + ")");
+    throw corrupt("partition layout " + std::to_string(layout));
   h.layout = static_cast<tile_layout>(layout);
   get(h.ranks);
-  get_ints(h.cuts);
+  get_ints(h.cuts, "the count of cuts");
   std::vector<std::int64_t> on;
-  get_ints(on);
+  get_ints(on, "the count of key positions");
   h.key_positions.assign(on.begin(), on.end());
-  get_ints(h.parts);
+  std::int64_t parts = 0;
+  get(parts);
+  if (parts < 0 || parts > (1 << 24)) throw corrupt("the count of parts: " + std::to_string(parts));
+  h.parts.resize(static_cast<std::size_t>(parts));
+  for (auto& p : h.parts) {
+    get(p.offset);
+    get(p.bytes);
+    get(p.tiles);
+    get(p.nnz);
+  }
   h.header_bytes = read;
+  std::int64_t at = h.header_bytes;
+  for (std::size_t p = 0; p < h.parts.size(); ++p) {
+    if (h.parts[p].offset != at || h.parts[p].bytes < 0)
+      throw corrupt("part " + std::to_string(p) + " at byte " + std::to_string(h.parts[p].offset) +
+                    " of " + std::to_string(h.parts[p].bytes) + " bytes, where " +
+                    std::to_string(at) + " was expected");
+    at += h.parts[p].bytes;
+  }
+  if (at > file_bytes)
+    throw parse_error(who + ": truncated: the header describes " + std::to_string(at) +
+                      " bytes, the file has " + std::to_string(file_bytes));
   if (h.value_bytes != static_cast<std::int64_t>(sizeof(T)) || h.value_kind != value_kind<T>())
     throw error(who + ": holds " + std::to_string(h.value_bytes) + "-byte " + h.value_kind +
                 " values, not the " + std::to_string(sizeof(T)) + "-byte " + value_kind<T>() +
@@ -192,6 +270,10 @@ tile_file_header read_header(std::ifstream& in, const std::string& who, std::int
   if (h.format != format_name<Format>())
     throw error(who + ": holds tiles in " + h.format + ", not " + format_name<Format>() +
                 " (read it in its own format, then convert)");
+  if (h.index_widths != wire_widths<T, Format>())
+    throw error(who + ": its tiles' integer arrays are " + widths_text(h.index_widths) +
+                " bytes wide, " + format_name<Format>() + " here has " +
+                widths_text(wire_widths<T, Format>()) + " (unknown integer widths)");
   return h;
 }
 
@@ -207,9 +289,10 @@ inline void agree(const transport& tr, std::exception_ptr failure, const std::st
 }
 }  // namespace detail
 
-/// Writes A to `path` as loom's partitioned tile file: a header (shape, tile grid, entries,
-/// value type, tile format, A's partition) and an offset table, then each rank's tiles as one
-/// part, in their wire form. Collective: rank 0 writes the header, every rank writes its own
+/// Writes A to `path` as loom's partitioned tile file (version 2): a header (the writer's byte
+/// order, shape, tile grid, entries, value type, the widths of the tiles' integer arrays, tile
+/// format, A's partition) and an offset table, then each rank's tiles as one part, in their wire
+/// form, every number in the writer's byte order. Collective: rank 0 writes the header, every rank writes its own
 /// part at its offset, into `path` + ".loom-tmp", which is renamed to `path` only when every
 /// rank succeeded; on a failure on any rank the temporary is removed, an existing `path` is left
 /// as it was, and every rank throws loom::io_error naming the rank that failed.
@@ -233,6 +316,7 @@ void write_tiles(const transport& tr, const distributed_matrix<T, Format>& A,
   h.tile_shape = A.tiles.tile_shape();
   h.value_bytes = sizeof(T);
   h.value_kind = detail::value_kind<T>();
+  h.index_widths = wire_widths<T, Format>();
   h.format = format_name<Format>();
   h.layout = A.partition.layout();
   h.ranks = A.partition.ranks();
@@ -295,7 +379,10 @@ tile_file_header read_tile_header(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw io_error(who + ": cannot open the file");
   std::int64_t read = 0;
-  return detail::read_header<T, Format>(in, who, read);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return detail::read_header<T, Format>(in, who, read,
+                                        ec ? INT64_MAX : static_cast<std::int64_t>(size));
 }
 
 /// Reads a file of write_tiles into a distributed_matrix partitioned by `want` (the file's own
@@ -303,9 +390,12 @@ tile_file_header read_tile_header(const std::string& path) {
 /// When the file's partition is the one asked for, rank r reads the header and part r only:
 /// no rank holds more than its own tiles. Otherwise rank r reads a contiguous share of the parts
 /// and the tiles are sent to their owners (one all-to-all): a rank then holds its share of the
-/// file plus one exchange buffer. Every rank throws (loom::io_error, loom::parse_error or
-/// loom::error naming the file and the rank) when any rank cannot open or read the file, or the
-/// file holds another value type or tile format.
+/// file plus one exchange buffer. A file written on a machine of the other byte order is read
+/// with every number's bytes reversed (values must then be numbers); files of version 1 are
+/// read too. Every rank throws (loom::io_error, loom::parse_error or loom::error naming the file
+/// and the rank) when any rank cannot open or read the file, its header is not loom's, is
+/// truncated or has an unknown version, or the file holds another value type, integer widths or
+/// tile format.
 template <class T, storage_format Format>
 distributed_matrix<T, Format> read_tiles(const transport& tr, const std::string& path,
                                          std::optional<tile_partition> want = std::nullopt,
@@ -322,8 +412,11 @@ distributed_matrix<T, Format> read_tiles(const transport& tr, const std::string&
   try {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw io_error(who + ": cannot open the file (rank " + std::to_string(me) + ")");
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
     h = detail::read_header<T, Format>(in, who + " (rank " + std::to_string(me) + ")",
-                                       rep.bytes_read);
+                                       rep.bytes_read,
+                                       ec ? INT64_MAX : static_cast<std::int64_t>(size));
     const auto stored = h.partition();
     const auto parts = static_cast<std::int64_t>(h.parts.size());
     const bool same_job = parts == s && stored.ranks() == s;
@@ -346,7 +439,8 @@ distributed_matrix<T, Format> read_tiles(const transport& tr, const std::string&
                        std::to_string(me) + ")");
       rep.bytes_read += part.bytes;
       rep.parts_read.push_back(p);
-      detail::unpack_tiles(read->tiles, bytes, {0, bytes.size()});
+      detail::unpack_tiles(read->tiles, bytes, {0, bytes.size()},
+                           h.byte_order != std::endian::native);
     }
   } catch (const io_error&) {
     failure = std::current_exception();

@@ -64,11 +64,33 @@ template <class Array> void put_array(std::vector<char>& buf, const Array& a) {
   put_bytes(buf, a.data(), a.size() * sizeof(*a.data()));
 }
 
-// Reads what put wrote; a short buffer is a rank disagreeing on the matrix's type or format.
+template <class X> struct is_std_array : std::false_type {};
+template <class E, std::size_t N> struct is_std_array<std::array<E, N>> : std::true_type {};
+
+// Reverses the bytes of a number, or of each number of a std::array: a field written on a
+// machine of the other byte order. Values that are not numbers cannot be reversed.
+template <class X> void swap_bytes(X& x) {
+  if constexpr (std::is_arithmetic_v<X>) {
+    char b[sizeof(X)];
+    std::memcpy(b, &x, sizeof(X));
+    std::reverse(b, b + sizeof(X));
+    std::memcpy(&x, b, sizeof(X));
+  } else if constexpr (is_std_array<X>::value) {
+    for (auto& e : x) swap_bytes(e);
+  } else {
+    throw error(
+        "loom::tra::mpi: a value that is not a number cannot be read in the other byte "
+        "order");
+  }
+}
+
+// Reads what put wrote, reversing each number's bytes when `swap` (the bytes come from a machine
+// of the other byte order); a short buffer is a rank disagreeing on the matrix's type or format.
 struct byte_reader {
   std::span<const char> buf;
   std::size_t at = 0;
   int from = 0;
+  bool swap = false;
   void get_bytes(void* p, std::size_t n) {
     if (n > buf.size() - at)
       throw error("loom::tra::mpi: a tile from rank " + std::to_string(from) +
@@ -79,6 +101,7 @@ struct byte_reader {
   template <class X> X get() {
     X x{};
     get_bytes(&x, sizeof(X));
+    if (swap) swap_bytes(x);
     return x;
   }
   template <class X> void get_array(std::vector<X>& a) {
@@ -88,6 +111,8 @@ struct byte_reader {
                   " declares more entries than it holds");
     a.resize(static_cast<std::size_t>(n));
     get_bytes(a.data(), a.size() * sizeof(X));
+    if (swap)
+      for (auto& e : a) swap_bytes(e);
   }
   bool done() const { return at == buf.size(); }
 };
@@ -113,6 +138,24 @@ template <class T, storage_format Format> std::size_t packed_bytes(const tensor<
     return n + sizeof(std::int64_t) +
            static_cast<std::size_t>(t.nnz()) * (2 * sizeof(std::int32_t) + sizeof(T));
   }
+}
+
+/// The byte widths of the integer arrays of a tile in `Format` on the wire, in the order they are
+/// sent (positions, coordinates, ... of each level); for a tile sent as coordinates, the two
+/// int32 coordinates. Keys, lengths and extents are always int64.
+template <class T, storage_format Format> std::vector<std::int64_t> wire_widths() {
+  std::vector<std::int64_t> w;
+  if constexpr (detail::sends_arrays<Format>) {
+    typename tensor<T, Format>::level_storages levels;
+    [&]<std::size_t... K>(std::index_sequence<K...>) {
+      (..., detail::for_each_level_array(std::get<K>(levels), [&](const auto& a) {
+         w.push_back(static_cast<std::int64_t>(sizeof(*a.data())));
+       }));
+    }(std::make_index_sequence<Format::order>{});
+  } else {
+    w = {sizeof(std::int32_t), sizeof(std::int32_t)};
+  }
+  return w;
 }
 
 namespace detail {
@@ -169,12 +212,13 @@ std::pair<std::array<std::int64_t, 2>, tensor<T, Format>> unpack_tile(
 
 // Every tile in `buf` (parts from each rank at `offsets`) into `out`; a key already there is
 // skipped (a tile sent by two ranks is the same tile).
+// `swap`: the bytes come from a machine of the other byte order.
 template <class T, storage_format Format>
 void unpack_tiles(sparse_relation<T, Format>& out, const std::vector<char>& buf,
-                  const std::vector<std::size_t>& offsets) {
+                  const std::vector<std::size_t>& offsets, bool swap = false) {
   for (std::size_t r = 0; r + 1 < offsets.size(); ++r) {
     byte_reader in{std::span<const char>(buf.data() + offsets[r], offsets[r + 1] - offsets[r]), 0,
-                   static_cast<int>(r)};
+                   static_cast<int>(r), swap};
     while (!in.done()) {
       auto [key, t] = unpack_tile<T, Format>(in, out.tile_shape());
       if (!out.find(key)) out.insert(key, std::move(t));
