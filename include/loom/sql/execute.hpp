@@ -5,6 +5,7 @@
 #ifndef LOOM_SQL_EXECUTE_HPP
 #define LOOM_SQL_EXECUTE_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/relational/column.hpp>
 #include <loom/relational/date.hpp>
@@ -71,6 +72,9 @@ struct binding {
   std::array<std::int64_t, max_nodes> lift_a{}, lift_b{}, lift_c{};
   /// A number or date literal's value times 10^scale.
   std::array<std::int64_t, max_nodes> literal{};
+  /// For `+` and `-`: a literal operand a or b already aligned (literal × lift), so a row does
+  /// not multiply it (`1 - l_discount` subtracts from 100).
+  std::array<std::int64_t, max_nodes> lifted_a{}, lifted_b{};
   /// 10^scale, as a double.
   std::array<double, max_nodes> unit{};
   /// The fixed decimal columns read in doubles, converted once.
@@ -79,6 +83,9 @@ struct binding {
 
 __extension__ using int128 = __int128;
 
+/// A number or date literal: a constant of the query.
+constexpr bool is_literal(node_kind k) { return k == node_kind::number || k == node_kind::date; }
+
 /// Thrown where exact arithmetic leaves int64: no value is ever wrapped.
 [[noreturn, gnu::cold, gnu::noinline]] inline void exact_overflow(const char* what, int scale) {
   throw loom::overflow_error(
@@ -86,19 +93,19 @@ __extension__ using int128 = __int128;
       std::to_string(scale) +
       " needs more than 18 digits; use a smaller scale (DECIMAL(p,s)) or a DOUBLE column");
 }
-inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, int scale) {
+LOOM_FORCE_INLINE std::int64_t checked_mul(std::int64_t a, std::int64_t b, int scale) {
   std::int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r)) [[unlikely]]
     exact_overflow("a product or an aligned operand", scale);
   return r;
 }
-inline std::int64_t checked_add(std::int64_t a, std::int64_t b, int scale) {
+LOOM_FORCE_INLINE std::int64_t checked_add(std::int64_t a, std::int64_t b, int scale) {
   std::int64_t r = 0;
   if (__builtin_add_overflow(a, b, &r)) [[unlikely]]
     exact_overflow("a sum", scale);
   return r;
 }
-inline std::int64_t checked_sub(std::int64_t a, std::int64_t b, int scale) {
+LOOM_FORCE_INLINE std::int64_t checked_sub(std::int64_t a, std::int64_t b, int scale) {
   std::int64_t r = 0;
   if (__builtin_sub_overflow(a, b, &r)) [[unlikely]]
     exact_overflow("a difference", scale);
@@ -321,6 +328,17 @@ struct exact_planner {
       b.lift_c[i] =
           n.c >= 0 && scale_of(n.c) >= 0 && s >= scale_of(n.c) ? lift(s, scale_of(n.c)) : 1;
       if (n.kind == node_kind::multiply) b.lift_a[i] = b.lift_b[i] = 1;
+      if (n.kind == node_kind::add || n.kind == node_kind::subtract) {
+        // a literal that does not fit once aligned overflows on the first row anyway
+        if (n.a >= 0 && is_literal(q.nodes[n.a].kind) &&
+            __builtin_mul_overflow(b.literal[static_cast<std::size_t>(n.a)], b.lift_a[i],
+                                   &b.lifted_a[i]))
+          exact_overflow("an aligned literal", s);
+        if (n.b >= 0 && is_literal(q.nodes[n.b].kind) &&
+            __builtin_mul_overflow(b.literal[static_cast<std::size_t>(n.b)], b.lift_b[i],
+                                   &b.lifted_b[i]))
+          exact_overflow("an aligned literal", s);
+      }
     }
     return s;
   }
@@ -578,7 +596,22 @@ template <const query& Q, int N, class Ctx> double value(const Ctx& c);
 /// The exact value of node N, times 10^scale (binding::scale[N], which is >= 0 where this is
 /// called): integer arithmetic, each step checked for overflow, operands aligned by the factors
 /// planned once per call.
-template <const query& Q, int N, class Ctx> std::int64_t exact(const Ctx& c) {
+template <const query& Q, int N, class Ctx> std::int64_t exact(const Ctx& c);
+
+/// Operand `Side` of the `+` or `-` node N at N's scale: a literal as aligned when planned,
+/// another value times its lift (no multiply where the lift is 1, the common case).
+template <const query& Q, int N, int Side, class Ctx>
+LOOM_FORCE_INLINE std::int64_t aligned_operand(const Ctx& c, std::int64_t lift,
+                                               std::int64_t lifted) {
+  if constexpr (is_literal(Q.nodes[Side].kind)) {
+    return lifted;
+  } else {
+    const std::int64_t v = exact<Q, Side>(c);
+    return lift == 1 ? v : checked_mul(v, lift, c.b.scale[static_cast<std::size_t>(N)]);
+  }
+}
+
+template <const query& Q, int N, class Ctx> LOOM_FORCE_INLINE std::int64_t exact(const Ctx& c) {
   constexpr node n = Q.nodes[N];
   constexpr node_kind k = n.kind;
   constexpr auto i = static_cast<std::size_t>(N);
@@ -592,11 +625,11 @@ template <const query& Q, int N, class Ctx> std::int64_t exact(const Ctx& c) {
   else if constexpr (k == node_kind::negate)
     return checked_sub(0, exact<Q, n.a>(c), b.scale[i]);
   else if constexpr (k == node_kind::add)
-    return checked_add(checked_mul(exact<Q, n.a>(c), b.lift_a[i], b.scale[i]),
-                       checked_mul(exact<Q, n.b>(c), b.lift_b[i], b.scale[i]), b.scale[i]);
+    return checked_add(aligned_operand<Q, N, n.a>(c, b.lift_a[i], b.lifted_a[i]),
+                       aligned_operand<Q, N, n.b>(c, b.lift_b[i], b.lifted_b[i]), b.scale[i]);
   else if constexpr (k == node_kind::subtract)
-    return checked_sub(checked_mul(exact<Q, n.a>(c), b.lift_a[i], b.scale[i]),
-                       checked_mul(exact<Q, n.b>(c), b.lift_b[i], b.scale[i]), b.scale[i]);
+    return checked_sub(aligned_operand<Q, N, n.a>(c, b.lift_a[i], b.lifted_a[i]),
+                       aligned_operand<Q, N, n.b>(c, b.lift_b[i], b.lifted_b[i]), b.scale[i]);
   else if constexpr (k == node_kind::multiply)
     return checked_mul(exact<Q, n.a>(c), exact<Q, n.b>(c), b.scale[i]);
   else if constexpr (is_aggregate(k))
@@ -752,7 +785,8 @@ template <const query& Q, int N, class Ctx> bool defined(const Ctx& c) {
   }
 }
 
-template <const query& Q, int S, class Ctx> void accumulate(accumulator& acc, const Ctx& c) {
+template <const query& Q, int S, class Ctx>
+LOOM_FORCE_INLINE void accumulate(accumulator& acc, const Ctx& c) {
   constexpr node n = Q.nodes[Q.aggregates[S]];
   if constexpr (n.kind == node_kind::count_star) {
     ++acc.count;
@@ -789,6 +823,9 @@ template <const query& Q> bool where(const row_context& c) {
 struct result_values {
   std::array<std::vector<double>, max_select_items> values;
   std::array<std::vector<std::int64_t>, max_select_items> scaled;
+  /// An exact item of a grouped query whose value did not fit an int64 at its scale (a SUM of
+  /// many large values): its column is a double one instead.
+  std::array<bool, max_select_items> inexact{};
 };
 
 /// A GROUP BY key: an exact one holds its scaled integer (exact to 2^53, as integers are).
@@ -800,9 +837,16 @@ template <const query& Q, int N, class Ctx> double group_key(const Ctx& c) {
 /// Appends select item S's value in row or group `c`.
 template <const query& Q, int S, class Ctx> void emit(const Ctx& c, result_values& out, bool both) {
   constexpr int e = Q.select[S].expr;
-  if (c.b.exact[static_cast<std::size_t>(e)]) {
-    out.scaled[S].push_back(exact<Q, e>(c));
-    if (!both) return;
+  if (c.b.exact[static_cast<std::size_t>(e)] && !out.inexact[S]) {
+    if (!both) {
+      out.scaled[S].push_back(exact<Q, e>(c));
+      return;
+    }
+    try {
+      out.scaled[S].push_back(exact<Q, e>(c));
+    } catch (const loom::overflow_error&) {  // the doubles, filled too, stand in
+      out.inexact[S] = true;
+    }
   }
   out.values[S].push_back(value<Q, e>(c));
 }
@@ -1322,6 +1366,7 @@ inline relational::table make_result(const query& q, const binding& b, result_va
     const auto& values = out.values[static_cast<std::size_t>(s)];
     fixed[static_cast<std::size_t>(s)] =
         b.exact[static_cast<std::size_t>(q.select[s].expr)] &&
+        !out.inexact[static_cast<std::size_t>(s)] &&
         std::none_of(values.begin(), values.end(), [](double v) { return std::isnan(v); });
   }
   std::vector<std::size_t> order(rows);
