@@ -193,10 +193,12 @@ TEST_CASE("sql_database: the example of the documentation") {
   const rel::table q5 = loom::sql<tpch::sql::q5_text>(db);    // builds the indexes it needs
   const rel::table q10 = loom::sql<tpch::sql::q10_text>(db);  // reuses those keyed alike
   const auto counts = db.counts();  // counts.built, counts.reused, counts.filtered
-  CHECK(counts.built >= 3);
-  CHECK(counts.reused >= 2);
+  CHECK(counts.built >= 1);
   CHECK(same(q5, loom::sql<tpch::sql::q5_text>(tables().database())));
   CHECK(q10.rows() == 20);
+  (void)loom::sql<tpch::sql::q10_text>(db);  // again: nothing built, every kept index reused
+  CHECK(db.counts().built == counts.built);
+  CHECK(db.counts().reused > counts.reused);
 }
 
 TEST_CASE("sql_database: queries on one database from two threads share its indexes") {

@@ -1017,19 +1017,24 @@ template <const query& Q> struct join_scan {
   /// table as the scanned one, the others are added greedily, the one that leaves the fewest
   /// joined rows first, and the plan of least work wins. The work of a plan counts the rows
   /// scanned, each probe of an index, each entry of the chains it walks, and the rows of each
-  /// index it builds (none for an index the database keeps already). A probe or an entry costs
-  /// `random_access` when it reads a table too large to stay in cache at an unpredictable place,
-  /// one when the table is small, and an entry costs one when the table's key column ascends (the
-  /// rows of one key are adjacent), a probe when the probing column ascends too and belongs to
-  /// the scanned table. A join's rows per probe are rows / max(distinct values of the two
+  /// index it builds: all of them for an index of the rows that pass the table's terms (built on
+  /// every call), half for an index the database will keep (the later queries share it), none
+  /// for one it keeps already. A probe or an entry at an unpredictable place costs 1, 4 or 64
+  /// rows read in order as its table has up to 2^15 rows (its columns stay in the core's cache),
+  /// up to 2^18 (the shared cache) or more (memory); an entry costs one when the table's key
+  /// column ascends (the rows of one key are adjacent), and a probe does when the probing column
+  /// ascends too and belongs to the scanned table. A join's rows per probe are rows / max(distinct values of the two
   /// columns) of its key column with the most distinct values; further key equalities are taken
   /// not to narrow it (a key of two columns is often a foreign key, whose columns are not
   /// independent: TPC-H's partsupp). Each table's own WHERE terms keep the share of 256 sampled
   /// rows that pass them.
   /// False when no order joins every table (the rule's error then names the table left out).
   bool cheapest_order(const std::array<unsigned, C>& reads, const std::array<int, T>& filters) {
-    constexpr double random_access = 32;  // a cache miss, against a row read in order
-    constexpr std::size_t cached_rows = std::size_t{1} << 18;
+    auto random_access = [](std::size_t table_rows) {
+      return table_rows <= std::size_t{1} << 15   ? 1.0
+             : table_rows <= std::size_t{1} << 18 ? 4.0
+                                                  : 64.0;
+    };
     // Each table's own terms, sampled: stage T + t for now (finish() assigns the real stages).
     for (std::size_t k = 0; k < C; ++k)
       stage_of[k] = std::popcount(reads[k]) == 1 && !joins(reads, k)
@@ -1077,13 +1082,12 @@ template <const query& Q> struct join_scan {
           const double table_rows = static_cast<double>(rows[t]);
           const double walked = probes * table_rows / key_pair;
           const double joined = walked * kept[t];
-          const bool small = rows[t] <= cached_rows;
           const bool clustered = profile(key_build).sorted;
           // probes in ascending key order come only from the scanned table read in order
           const bool in_order = clustered && profile(key_probe).sorted &&
                                 b.table_of[static_cast<std::size_t>(key_probe)] == start;
-          const double probe_cost = small || in_order ? 1 : random_access;
-          const double entry_cost = small || clustered ? 1 : random_access;
+          const double probe_cost = in_order ? 1 : random_access(rows[t]);
+          const double entry_cost = clustered ? 1 : random_access(rows[t]);
           // index_step's rule: an index of the passing rows, built for this call, when testing
           // the table's terms on the probed rows would cost more
           const bool filtered = kept[t] < 1 && probes * (1 - kept[t]) > table_rows;
@@ -1091,8 +1095,11 @@ template <const query& Q> struct join_scan {
               !filtered &&
               db->keeps_index_on(Q.tables[t].name, *tables[t],
                                  *b.columns[static_cast<std::size_t>(key_build)].source);
-          const double step = (kept_index ? 0 : table_rows) + probes * probe_cost +
-                              (filtered ? walked * kept[t] : walked) * entry_cost;
+          // a filtered index is built on every call; a kept one once, for this query and those
+          // after it, so half its rows are charged here
+          const double build = filtered ? table_rows : kept_index ? 0 : table_rows / 2;
+          const double step =
+              build + probes * probe_cost + (filtered ? walked * kept[t] : walked) * entry_cost;
           if (best == T || joined < best_rows || (joined == best_rows && step < best_work)) {
             best = t;
             best_rows = joined;
