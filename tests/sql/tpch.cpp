@@ -656,7 +656,7 @@ TEST_CASE("sql_explain: TPC-H Q5's plan, in its own table and column names (SF 0
         "  filter orders: o_orderdate >= DATE '1994-01-01' AND o_orderdate < DATE '1995-01-01'\n"
         "join lineitem (59879 rows) on l_orderkey = o_orderkey, l_suppkey = s_suppkey "
         "(array-indexed by the first, the others compared)\n"
-        "estimated work 6.88e+04; scanning nation first instead: 6.89e+04\n"
+        "estimated work 1.11e+05; scanning nation first instead: 1.11e+05\n"
         "group by n_name\n"
         "aggregates per group: SUM(l_extendedprice * (1 - l_discount))\n"
         "result: n_name, SUM(l_extendedprice * (1 - l_discount)) AS revenue\n"

@@ -1019,21 +1019,21 @@ template <const query& Q> struct join_scan {
   /// scanned, each probe of an index, each entry of the chains it walks, and the rows of each
   /// index it builds: all of them for an index of the rows that pass the table's terms (built on
   /// every call), half for an index the database will keep (the later queries share it), none
-  /// for one it keeps already. A probe or an entry at an unpredictable place costs 1, 4 or 64
-  /// rows read in order as its table has up to 2^15 rows (its columns stay in the core's cache),
-  /// up to 2^18 (the shared cache) or more (memory); an entry costs one when the table's key
-  /// column ascends (the rows of one key are adjacent), and a probe does when the probing column
-  /// ascends too and belongs to the scanned table. A join's rows per probe are rows / max(distinct values of the two
+  /// for one it keeps already. A read at an unpredictable place costs 1, 4 or 64 rows read in
+  /// order as the arrays it lands in take up to 256 KiB, 2 MiB (a core's caches) or more: a
+  /// probe reads its key's slot (8 bytes a row), its first entry the entry, row and a column
+  /// (24 bytes a row). Both cost one when the probing column belongs to the scanned table and
+  /// ascends, as the table's key column does; further entries of a key cost one when the key
+  /// column ascends (the rows of one key are adjacent). A join's rows per probe are rows / max(distinct values of the two
   /// columns) of its key column with the most distinct values; further key equalities are taken
   /// not to narrow it (a key of two columns is often a foreign key, whose columns are not
   /// independent: TPC-H's partsupp). Each table's own WHERE terms keep the share of 256 sampled
   /// rows that pass them.
   /// False when no order joins every table (the rule's error then names the table left out).
   bool cheapest_order(const std::array<unsigned, C>& reads, const std::array<int, T>& filters) {
-    auto random_access = [](std::size_t table_rows) {
-      return table_rows <= std::size_t{1} << 15   ? 1.0
-             : table_rows <= std::size_t{1} << 18 ? 4.0
-                                                  : 64.0;
+    // A read at an unpredictable place in `bytes` of arrays, against a row read in order.
+    auto random_access = [](double bytes) {
+      return bytes <= 256.0 * 1024 ? 1.0 : bytes <= 2.0 * 1024 * 1024 ? 4.0 : 64.0;
     };
     // Each table's own terms, sampled: stage T + t for now (finish() assigns the real stages).
     for (std::size_t k = 0; k < C; ++k)
@@ -1086,8 +1086,12 @@ template <const query& Q> struct join_scan {
           // probes in ascending key order come only from the scanned table read in order
           const bool in_order = clustered && profile(key_probe).sorted &&
                                 b.table_of[static_cast<std::size_t>(key_probe)] == start;
-          const double probe_cost = in_order ? 1 : random_access(rows[t]);
-          const double entry_cost = clustered ? 1 : random_access(rows[t]);
+          // a probe reads the index's slot of its key (8 bytes a row); the first entry it finds
+          // reads the entry, its row and a column (24 bytes a row) there, the next ones too
+          // unless the rows of one key are adjacent
+          const double probe_cost = in_order ? 1 : random_access(8 * table_rows);
+          const double first_cost = in_order ? 1 : random_access(24 * table_rows);
+          const double next_cost = clustered ? 1 : random_access(24 * table_rows);
           // index_step's rule: an index of the passing rows, built for this call, when testing
           // the table's terms on the probed rows would cost more
           const bool filtered = kept[t] < 1 && probes * (1 - kept[t]) > table_rows;
@@ -1098,8 +1102,10 @@ template <const query& Q> struct join_scan {
           // a filtered index is built on every call; a kept one once, for this query and those
           // after it, so half its rows are charged here
           const double build = filtered ? table_rows : kept_index ? 0 : table_rows / 2;
+          const double entries = filtered ? walked * kept[t] : walked;
+          const double firsts = std::min(entries, probes);
           const double step =
-              build + probes * probe_cost + (filtered ? walked * kept[t] : walked) * entry_cost;
+              build + probes * probe_cost + firsts * first_cost + (entries - firsts) * next_cost;
           if (best == T || joined < best_rows || (joined == best_rows && step < best_work)) {
             best = t;
             best_rows = joined;
