@@ -6,6 +6,7 @@
 
 #include <loom/core/fixed_string.hpp>
 #include <loom/relational/column.hpp>
+#include <loom/relational/csv.hpp>
 #include <loom/relational/error.hpp>
 #include <loom/relational/table.hpp>
 #include <loom/sql/ast.hpp>
@@ -18,6 +19,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace loom {
 
@@ -151,6 +153,50 @@ template <fixed_string Text, fixed_string Schema> relational::table sql(const sq
     return sql_compiler::run<sql_compiler::detail::parsed<Text>>(db);
   } else {
     return {};
+  }
+}
+
+/// The CSV columns of table `table` of `Schema`, in the schema's order, for `rel::read_csv`:
+/// INT as `int64`, DECIMAL(p,s) and NUMERIC(p,s) as `fixed` of scale s, bare DECIMAL, DOUBLE,
+/// REAL and FLOAT as `decimal`, DATE as `date`, TEXT as `string`. A schema text that does not
+/// parse is a compile error (`sql_schema_syntax_error`); a table it lacks throws
+/// `relational::column_error` naming the table and the schema's tables.
+/// **Example**: `rel::read_csv("lineitem.csv", loom::sql_csv_columns<tpch_schema>("lineitem"))`.
+template <fixed_string Schema>
+std::vector<relational::column_spec> sql_csv_columns(std::string_view table) {
+  namespace sc = sql_compiler;
+  if constexpr (!sc::detail::parsed_schema<Schema>.ok()) {
+    constexpr sc::text_position at =
+        sc::position_of(Schema.view(), sc::detail::parsed_schema<Schema>.error_offset);
+    constexpr bool ok =
+        sc::detail::sql_schema_syntax_error<static_cast<std::size_t>(at.line),
+                                            static_cast<std::size_t>(at.column),
+                                            sc::detail::parsed_schema<Schema>.error>::ok;
+    (void)ok;
+    (void)table;
+    return {};
+  } else {
+    constexpr const sc::schema& s = sc::detail::parsed_schema<Schema>;
+    const int t = s.find_table(table);
+    if (t < 0) {
+      std::string known;
+      for (int k = 0; k < s.table_count; ++k)
+        known += (k ? ", " : "") + std::string(s.tables[k].name);
+      throw relational::column_error("loom::sql_csv_columns: the schema has no table " +
+                                     std::string(table) + " (tables: " + known + ")");
+    }
+    std::vector<relational::column_spec> columns;
+    for (int c = 0; c < s.tables[t].column_count; ++c) {
+      const sc::schema_column& col = s.columns[s.tables[t].first_column + c];
+      const relational::column_type type =
+          col.kind == sc::column_kind::integer ? relational::column_type::int64
+          : col.kind == sc::column_kind::decimal
+              ? (col.scale >= 0 ? relational::column_type::fixed : relational::column_type::decimal)
+          : col.kind == sc::column_kind::date ? relational::column_type::date
+                                              : relational::column_type::string;
+      columns.push_back({std::string(col.name), type, col.scale >= 0 ? col.scale : 0});
+    }
+    return columns;
   }
 }
 

@@ -196,3 +196,31 @@ TEST_CASE("the tables must hold the schema's columns with its types") {
                        "schema declares",
                        rel::column_error);
 }
+
+TEST_CASE("sql_csv_columns reads a table's CSV with the schema's types") {
+  const std::vector<rel::column_spec> columns = loom::sql_csv_columns<shop_schema>("ORDERS");
+  REQUIRE(columns.size() == 4);
+  CHECK(columns[0].name == "o_id");
+  CHECK(columns[0].type == column_type::int64);
+  CHECK(columns[2].type == column_type::date);
+  CHECK(columns[3].type == column_type::fixed);
+  CHECK(columns[3].scale == 2);
+  const std::vector<rel::column_spec> items = loom::sql_csv_columns<shop_schema>("items");
+  REQUIRE(items.size() == 4);
+  CHECK(items[1].type == column_type::decimal);  // bare NUMERIC: a double
+  CHECK(items[2].type == column_type::string);
+  const rel::table orders = rel::read_csv_text(
+      "o_id,o_customer,o_day,o_total\n1,7,1995-03-15,12.30\n2,8,1996-01-02,-0.05\n", "orders",
+      loom::sql_csv_columns<shop_schema>("orders"));
+  CHECK(orders["o_total"].type() == column_type::fixed);
+  CHECK(orders.ints("o_total")[0] == 1230);
+  CHECK(orders.ints("o_total")[1] == -5);
+  loom::sql_database db;
+  db.add("orders", orders);
+  // the table fits its schema: the checked query runs
+  CHECK((loom::sql<"SELECT SUM(o_total) AS t FROM orders", shop_schema>(db)).ints("t")[0] == 1225);
+  CHECK_THROWS_WITH_AS((void)loom::sql_csv_columns<shop_schema>("lineitem"),
+                       "loom::sql_csv_columns: the schema has no table lineitem (tables: orders, "
+                       "items)",
+                       rel::column_error);
+}
