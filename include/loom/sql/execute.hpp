@@ -1047,10 +1047,18 @@ template <const query& Q> struct join_scan {
     join_context c{b, {}};
     for (std::size_t t = 0; t < T; ++t) kept[t] = selectivity(static_cast<int>(T + t), t, c);
     has_terms = {};
-    auto profile = [&](int id) {
-      const std::size_t t = b.table_of[static_cast<std::size_t>(id)];
-      return db->profile(Q.tables[t].name, *tables[t],
-                         *b.columns[static_cast<std::size_t>(id)].source);
+    // each key column's profile asked of the database once (a lock and a map lookup), not per
+    // plan tried
+    std::array<column_profile, max_nodes> profiles{};
+    std::array<bool, max_nodes> profiled{};
+    auto profile = [&](int id) -> const column_profile& {
+      const auto i = static_cast<std::size_t>(id);
+      if (!profiled[i]) {
+        const std::size_t t = b.table_of[i];
+        profiles[i] = db->profile(Q.tables[t].name, *tables[t], *b.columns[i].source);
+        profiled[i] = true;
+      }
+      return profiles[i];
     };
     auto plan = [&](std::size_t start, std::array<std::size_t, T>& into) -> double {
       double work = static_cast<double>(rows[start]);
