@@ -117,6 +117,24 @@ TEST_CASE("sql: comparisons of a fixed decimal with literals are exact") {
         equal);
 }
 
+TEST_CASE("sql: integer columns compare with integer literals exactly, past 2^53") {
+  // 2^53 + 1 is not a double: compared in doubles, it would equal 2^53
+  const rel::table t =
+      rel::read_csv_text("id,x\n1,9007199254740992\n2,9007199254740993\n3,7\n", "big",
+                         {{"id", column_type::int64}, {"x", column_type::int64}});
+  CHECK((loom::sql<"SELECT SUM(id) AS s FROM big WHERE x > 9007199254740992">(t))["s"].number(0) ==
+        2);
+  CHECK((loom::sql<"SELECT SUM(id) AS s FROM big WHERE x = 9007199254740993">(t))["s"].number(0) ==
+        2);
+  CHECK((loom::sql<R"(SELECT SUM(id) AS s FROM big
+                      WHERE x BETWEEN 9007199254740993 AND 9007199254740999)">(t))["s"]
+            .number(0) == 2);
+  // a literal with a fraction still compares by value
+  CHECK((loom::sql<"SELECT SUM(id) AS s FROM big WHERE x < 7.5">(t))["s"].number(0) == 3);
+  CHECK((loom::sql<"SELECT SUM(id) AS s FROM big WHERE x >= 6.5 AND x <= 7">(t))["s"].number(0) ==
+        3);
+}
+
 TEST_CASE("sql: a projection of fixed decimals is exact; with a double column or / it is double") {
   const rel::table& t = items();
   const rel::table r = loom::sql<R"(

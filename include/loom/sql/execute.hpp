@@ -75,6 +75,11 @@ struct binding {
   /// For `+` and `-`: a literal operand a or b already aligned (literal × lift), so a row does
   /// not multiply it (`1 - l_discount` subtracts from 100).
   std::array<std::int64_t, max_nodes> lifted_a{}, lifted_b{};
+  /// For a comparison or BETWEEN of an exact value or an integer column (needing no lift) with
+  /// literals that fit an int64 once aligned: those literals in `lifted_b`/`lifted_c`, so each
+  /// row compares two int64s rather than two 128-bit products or two doubles.
+  std::array<bool, max_nodes> narrow{};
+  std::array<std::int64_t, max_nodes> lifted_c{};
   /// 10^scale, as a double.
   std::array<double, max_nodes> unit{};
   /// The fixed decimal columns read in doubles, converted once.
@@ -339,6 +344,17 @@ struct exact_planner {
                                    &b.lifted_b[i]))
           exact_overflow("an aligned literal", s);
       }
+      const bool compares = is_comparison(n.kind) || n.kind == node_kind::between;
+      const auto literal_fits = [&](int side, std::int64_t lift, std::int64_t* out) {
+        return side < 0 ||
+               (is_literal(q.nodes[side].kind) &&
+                !__builtin_mul_overflow(b.literal[static_cast<std::size_t>(side)], lift, out));
+      };
+      // an integer or date column compared with integer literals: in int64 too, not doubles
+      const bool integers = n.a >= 0 && q.nodes[n.a].kind == node_kind::column;
+      b.narrow[i] = compares && (fixed || integers) && !is_literal(q.nodes[n.a].kind) &&
+                    b.lift_a[i] == 1 && literal_fits(n.b, b.lift_b[i], &b.lifted_b[i]) &&
+                    literal_fits(n.c, b.lift_c[i], &b.lifted_c[i]);
     }
     return s;
   }
@@ -590,7 +606,7 @@ template <std::size_t K, std::size_t A> struct group_context {
   }
 };
 
-template <const query& Q, int N, class Ctx> bool test(const Ctx& c);
+template <const query& Q, int N, class Ctx> LOOM_FORCE_INLINE bool test(const Ctx& c);
 template <const query& Q, int N, class Ctx> double value(const Ctx& c);
 
 /// The exact value of node N, times 10^scale (binding::scale[N], which is >= 0 where this is
@@ -731,7 +747,7 @@ template <const query& Q, int Item, class Ctx> bool in_items(double v, const Ctx
 }
 
 /// Whether the row satisfies condition N.
-template <const query& Q, int N, class Ctx> bool test(const Ctx& c) {
+template <const query& Q, int N, class Ctx> LOOM_FORCE_INLINE bool test(const Ctx& c) {
   constexpr node n = Q.nodes[N];
   constexpr node_kind k = n.kind;
   if constexpr (is_comparison(k)) {
@@ -741,6 +757,8 @@ template <const query& Q, int N, class Ctx> bool test(const Ctx& c) {
       return accepts<N>(c, code < Q, left_string ? n.b : n.a > (c));
     } else {
       constexpr auto i = static_cast<std::size_t>(N);
+      if constexpr (is_literal(Q.nodes[n.b].kind))
+        if (c.b.narrow[i]) return compare<k>(exact<Q, n.a>(c), c.b.lifted_b[i]);
       if (c.b.exact[i])  // a fixed decimal: compared exactly, sides aligned to one scale
         return compare<k>(aligned<Q, N, n.a>(c, c.b.lift_a[i]),
                           aligned<Q, N, n.b>(c, c.b.lift_b[i]));
@@ -754,6 +772,12 @@ template <const query& Q, int N, class Ctx> bool test(const Ctx& c) {
     return !test<Q, n.a>(c);
   } else if constexpr (k == node_kind::between) {
     constexpr auto i = static_cast<std::size_t>(N);
+    if constexpr (is_literal(Q.nodes[n.b].kind) && is_literal(Q.nodes[n.c].kind)) {
+      if (c.b.narrow[i]) {
+        const std::int64_t v = exact<Q, n.a>(c);
+        return v >= c.b.lifted_b[i] && v <= c.b.lifted_c[i];
+      }
+    }
     if (c.b.exact[i]) {
       const int128 v = aligned<Q, N, n.a>(c, c.b.lift_a[i]);
       return v >= aligned<Q, N, n.b>(c, c.b.lift_b[i]) && v <= aligned<Q, N, n.c>(c, c.b.lift_c[i]);
@@ -811,7 +835,7 @@ LOOM_FORCE_INLINE void accumulate(accumulator& acc, const Ctx& c) {
   }
 }
 
-template <const query& Q> bool where(const row_context& c) {
+template <const query& Q> LOOM_FORCE_INLINE bool where(const row_context& c) {
   if constexpr (Q.where < 0)
     return true;
   else
