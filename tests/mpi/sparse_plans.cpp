@@ -9,6 +9,7 @@
 #include <loom/tra/mpi.hpp>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -206,7 +207,27 @@ void check_transposed_einsum(const lm::transport& tr, const csr_matrix& MA, cons
       MPI_TEST_CHECK(C.shape == want.shape());
     };
     // each strategy once over the partitions, the model's own choice from the first pair
-    check(lm::sparse_einsum<S, loom::csr>(tr, A, B, cm, all_einsum_strategies[pa % 3]));
+    einsum_choice forced;
+    check(lm::sparse_einsum<S, loom::csr>(tr, A, B, cm, all_einsum_strategies[pa % 3], &forced));
+    // the transposes' moves are charged: nothing where mpi::transpose sends nothing (blocks,
+    // cyclic keys), else the SHUF of the operand, within a factor 2 of the bytes it sends
+    cost_model here = cm;
+    here.sites = s;
+    const auto unmoved = choose_einsum<S>(here, lm::detail::global_stats(tr, lm::operand(A)),
+                                          lm::detail::global_stats(tr, lm::operand(B)));
+    const double charged = forced.costs[0].cn - unmoved.costs[0].cn;
+    for (std::size_t k = 1; k < 3; ++k)
+      MPI_TEST_CHECK(std::abs(forced.costs[k].cn - unmoved.costs[k].cn - charged) <=
+                     1e-9 * forced.costs[k].cn);
+    const auto before = tr.sent();
+    if constexpr (t.left) (void)lm::transpose(tr, A);
+    if constexpr (t.right) (void)lm::transpose(tr, B);
+    const auto sent = static_cast<double>(lm::detail::allreduce_sum(
+        static_cast<std::int64_t>((tr.sent() - before).bytes), tr.comm()));
+    if (sent == 0)
+      MPI_TEST_CHECK(charged == 0);
+    else
+      MPI_TEST_CHECK(charged > sent / 2 && charged < sent * 2);
     if (pa == 0) {
       einsum_choice choice;
       check(lm::sparse_einsum<S, loom::csr>(tr, A, B, cm, std::nullopt, &choice));

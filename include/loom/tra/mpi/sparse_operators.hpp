@@ -394,8 +394,9 @@ distributed_matrix<T, Format> transpose(const transport& tr,
 /// matrices with two letters per side, each in either order ("ij,jk->ik", "ji,jk->ik",
 /// "ij,kj->ik", "ji,kj->ik" and each with "->ki"; any letters). choose_einsum's plans are
 /// costed from the operands' nnz statistics with the ranks as sites and their placement unknown
-/// (ia::arbitrary), the transposes the spec asks for charged; an operand whose letters run the
-/// other way is transposed (mpi::transpose), the cheapest plan (or `force`) runs as
+/// (ia::arbitrary), the transposes the spec asks for charged (their work, and the tiles
+/// mpi::transpose moves from a grid or hashed partition: Cn of one SHUF of that operand); an
+/// operand whose letters run the other way is transposed, the cheapest plan (or `force`) runs as
 /// sparse_matmul's broadcast left, broadcast right or cross product (the shuffle join), and a
 /// transposed output is transposed last. `report` gets the choice, with each plan in the paper's
 /// notation.
@@ -405,8 +406,21 @@ distributed_matrix<T, Out> sparse_einsum(const transport& tr, const distributed_
                                          std::optional<einsum_strategy> force = std::nullopt,
                                          einsum_choice* report = nullptr) {
   cm.sites = tr.sites();
-  einsum_choice c = choose_einsum<S>(cm, detail::global_stats(tr, operand(A)),
-                                     detail::global_stats(tr, operand(B)));
+  constexpr auto t = loom::tra::detail::einsum_spec<S>::transposes;
+  const sparse_stats sa = detail::global_stats(tr, operand(A)),
+                     sb = detail::global_stats(tr, operand(B));
+  einsum_choice c = choose_einsum<S>(cm, sa, sb);
+  // mpi::transpose of an operand on a grid or hashed keys moves its tiles (one SHUF); from row
+  // or column blocks or cyclic keys nothing moves. The output's partition is always one of the
+  // latter (sparse_matmul leaves blocks or cyclic keys), so its transpose moves nothing.
+  const double transpose_moves = (t.left && !A.partition.transposed() ? cm.shuf(sa.bytes) : 0.0) +
+                                 (t.right && !B.partition.transposed() ? cm.shuf(sb.bytes) : 0.0);
+  for (std::size_t k = 0; k < c.costs.size(); ++k) {
+    einsum_cost& e = c.costs[k];
+    e.cn += transpose_moves;
+    e.total = cm.total(e.cn, e.cc);
+    if (k == 0 || e.total < c.chosen.total) c.chosen = e;
+  }
   if (force)
     for (const auto& e : c.costs)
       if (e.strategy == *force) c.chosen = e;
@@ -415,7 +429,6 @@ distributed_matrix<T, Out> sparse_einsum(const transport& tr, const distributed_
       c.chosen.strategy == einsum_strategy::broadcast_left    ? matmul_strategy::broadcast_left
       : c.chosen.strategy == einsum_strategy::broadcast_right ? matmul_strategy::broadcast_right
                                                               : matmul_strategy::cross_product;
-  constexpr auto t = loom::tra::detail::einsum_spec<S>::transposes;
   auto product = [&](const auto& a, const auto& b) {
     auto C = sparse_matmul<Out>(tr, operand(a), operand(b), cm, st);
     if constexpr (t.out)
