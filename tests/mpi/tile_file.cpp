@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support.hpp"
@@ -26,9 +27,10 @@ namespace lm = loom::tra::mpi;
 
 namespace {
 using mpi_test::random_matrix;
-using csr_relation = sparse_relation<double, loom::csr>;
 
-bool same_entries(const csr_relation& tiles, const loom::tensor<double, loom::csr>& M) {
+template <class Format>
+bool same_entries(const sparse_relation<double, Format>& tiles,
+                  const loom::tensor<double, loom::csr>& M) {
   const auto back = from_sparse_tiles<loom::csr>(tiles, M.shape());
   for (std::int64_t r = 0; r < M.extent(0); ++r)
     for (std::int64_t c = 0; c < M.extent(1); ++c)
@@ -36,7 +38,9 @@ bool same_entries(const csr_relation& tiles, const loom::tensor<double, loom::cs
   return true;
 }
 
-bool same_tiles(const csr_relation& a, const csr_relation& b) {
+template <class Format>
+bool same_tiles(const sparse_relation<double, Format>& a,
+                const sparse_relation<double, Format>& b) {
   if (a.size() != b.size() || a.bounds() != b.bounds()) return false;
   for (const auto& [key, t] : a) {
     const auto* u = b.find(key);
@@ -124,12 +128,28 @@ void put_file(const std::string& path, const std::vector<char>& b) {
   std::ofstream(path, std::ios::binary).write(b.data(), static_cast<std::streamsize>(b.size()));
 }
 
-// A tile file of CSR tiles of doubles (written here, in this machine's byte order) as a machine
-// of the other byte order would have written it (`swap`: every number's bytes reversed, field by
-// field), and/or as loom's version 1 wrote it (no byte order mark, no integer widths). Walks the
-// format independently of the reader: header fields, then each tile's key, the dense level's
-// extent, pos (int64), crd (int32) and the values.
-std::vector<char> rewritten(const std::vector<char>& in, bool swap, bool as_version_1) {
+// The fields of one tile of `Format` after its key, as the writer sends them: 'E' a level's
+// extent (int64), 'A' one of its arrays (an int64 length, then elements of the width the header
+// lists for it, in order); the values follow.
+template <class Format> std::string tile_fields() {
+  std::string f;
+  typename loom::tensor<double, Format>::level_storages levels;
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    (..., [&](const auto& level) {
+      if constexpr (requires { level.extent; }) f += 'E';
+      lm::detail::for_each_level_array(level, [&](const auto&) { f += 'A'; });
+    }(std::get<K>(levels)));
+  }(std::make_index_sequence<Format::order>{});
+  return f;
+}
+
+// A tile file of doubles (written here, in this machine's byte order) as a machine of the other
+// byte order would have written it (`swap`: every number's bytes reversed, field by field),
+// and/or as loom's version 1 wrote it (no byte order mark, no integer widths). Walks the format
+// independently of the reader: header fields, then each tile's key, its `fields` (tile_fields)
+// with the array widths `widths`, and the values.
+std::vector<char> rewritten(const std::vector<char>& in, bool swap, bool as_version_1,
+                            const std::string& fields, const std::vector<std::int64_t>& widths) {
   std::vector<char> out;
   std::size_t at = 0;
   auto emit = [&](const void* p, std::size_t w) {
@@ -167,13 +187,13 @@ std::vector<char> rewritten(const std::vector<char>& in, bool swap, bool as_vers
     emit(in.data() + at, 4), at += 4;  // the byte order mark
   for (int f = 0; f < 9; ++f) i64();   // shape, bounds, tile shape, nnz, tiles, value bytes
   text();                              // value kind
-  std::int64_t widths = 0;
-  std::memcpy(&widths, in.data() + at, 8);
+  std::int64_t width_count = 0;
+  std::memcpy(&width_count, in.data() + at, 8);
   if (as_version_1)
-    at += 8 + 8 * static_cast<std::size_t>(widths);
+    at += 8 + 8 * static_cast<std::size_t>(width_count);
   else
     array(8);
-  const std::int64_t removed = as_version_1 ? 4 + 8 + 8 * widths : 0;
+  const std::int64_t removed = as_version_1 ? 4 + 8 + 8 * width_count : 0;
   text();                            // format
   emit(in.data() + at, 4), at += 4;  // layout
   i64();                             // ranks
@@ -189,52 +209,58 @@ std::vector<char> rewritten(const std::vector<char>& in, bool swap, bool as_vers
     for (int f = 0; f < 3; ++f) i64();  // bytes, tiles, nnz
   }
   while (at < in.size()) {  // the tiles
-    i64(), i64(), i64();    // key, the dense level's extent
-    array(8);               // pos
-    array(4);               // crd
-    array(8);               // values
+    i64(), i64();           // key
+    std::size_t next_width = 0;
+    for (const char f : fields)
+      if (f == 'E')
+        i64();
+      else
+        array(static_cast<std::size_t>(widths.at(next_width++)));
+    array(8);  // values
   }
   return out;
 }
 
-void test_byte_orders(const lm::transport& tr, const std::string& dir) {
+template <class Format> void test_byte_orders(const lm::transport& tr, const std::string& dir) {
   const int s = static_cast<int>(tr.sites());
   const auto M = random_matrix(61, 47, 3, 17);
-  const auto whole = to_sparse_tiles<loom::csr>(M, {8, 6});
+  const auto whole = to_sparse_tiles<Format>(M, {8, 6});
+  const std::string fields = tile_fields<Format>();
   for (const auto& part : {lm::tile_partition::row_blocks(s), lm::tile_partition::hashed(s)}) {
     const auto A = lm::distribute(tr, whole, M.shape(), part, "M");
     const std::string path = dir + "/native.tiles";
     lm::write_tiles(tr, A, path);
-    const auto here = lm::read_tile_header<double, loom::csr>(path);
+    const auto here = lm::read_tile_header<double, Format>(path);
     MPI_TEST_CHECK(here.version == 2u && here.byte_order == std::endian::native);
-    MPI_TEST_CHECK(here.index_widths == std::vector<std::int64_t>{8, 4});
+    MPI_TEST_CHECK(here.index_widths == (lm::wire_widths<double, Format>()));
     if (tr.rank() == 0) {
       const auto b = file_bytes(path);
-      put_file(dir + "/swapped.tiles", rewritten(b, true, false));
-      put_file(dir + "/v1.tiles", rewritten(b, false, true));
-      put_file(dir + "/v1_swapped.tiles", rewritten(b, true, true));
+      const auto& w = here.index_widths;
+      put_file(dir + "/swapped.tiles", rewritten(b, true, false, fields, w));
+      put_file(dir + "/v1.tiles", rewritten(b, false, true, fields, w));
+      put_file(dir + "/v1_swapped.tiles", rewritten(b, true, true, fields, w));
       // the walk covers every field: without a swap it gives the file back
-      MPI_TEST_CHECK(rewritten(b, false, false) == b);
-      MPI_TEST_CHECK(rewritten(b, true, false) != b);
+      MPI_TEST_CHECK(rewritten(b, false, false, fields, w) == b);
+      MPI_TEST_CHECK(rewritten(b, true, false, fields, w) != b);
     }
     MPI_Barrier(tr.comm());
     for (const char* twin : {"swapped", "v1", "v1_swapped"}) {
       const std::string p = dir + "/" + twin + ".tiles";
       const bool swapped = std::string(twin) != "v1";
-      const auto h = lm::read_tile_header<double, loom::csr>(p);
+      const auto h = lm::read_tile_header<double, Format>(p);
       MPI_TEST_CHECK(h.byte_order ==
                      (swapped ? lm::detail::other_byte_order() : std::endian::native));
       MPI_TEST_CHECK(h.version == (std::string(twin) == "swapped" ? 2u : 1u));
       MPI_TEST_CHECK(h.shape == M.shape() && h.nnz == whole.nnz() && h.bounds == whole.bounds());
       // in the file's partition: each rank its own part, nothing sent
       lm::tile_read_report rep;
-      const auto B = lm::read_tiles<double, loom::csr>(tr, p, std::nullopt, &rep);
+      const auto B = lm::read_tiles<double, Format>(tr, p, std::nullopt, &rep);
       MPI_TEST_CHECK(same_tiles(B.tiles, A.tiles));
       MPI_TEST_CHECK(rep.parts_read == std::vector<std::int64_t>{tr.rank()});
       MPI_TEST_CHECK(rep.sent.bytes == 0);
       // into column blocks: a share of the parts, then an exchange
       const auto other = lm::tile_partition::col_blocks(s);
-      const auto C = lm::read_tiles<double, loom::csr>(tr, p, other);
+      const auto C = lm::read_tiles<double, Format>(tr, p, other);
       MPI_TEST_CHECK(same_tiles(C.tiles, lm::distribute(tr, whole, M.shape(), other).tiles));
       MPI_TEST_CHECK(same_entries(lm::gather(tr, C), M));
     }
@@ -318,7 +344,12 @@ int main(int argc, char** argv) {
     lm::transport tr;
     const std::string dir = scratch(tr);
     test_round_trips(tr, dir);
-    test_byte_orders(tr, dir);
+    // the formats whose tiles go as level arrays: a dense level's extent, positions and
+    // coordinates (compressed, non-unique), coordinates alone (singleton), a dense tile
+    test_byte_orders<loom::csr>(tr, dir);
+    test_byte_orders<loom::dcsr>(tr, dir);
+    test_byte_orders<loom::coo>(tr, dir);
+    test_byte_orders<loom::dense_matrix>(tr, dir);
     test_failures(tr, dir);
     MPI_Barrier(tr.comm());
     if (tr.rank() == 0) std::filesystem::remove_all(dir);
