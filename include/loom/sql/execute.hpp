@@ -1473,10 +1473,11 @@ template <const query& Q> struct join_scan {
       steps.filter_on_probe[s] = own_terms;
     } else {
       std::vector<std::size_t> passing;
-      for (std::size_t r = 0; r < rows[t]; ++r) {
-        c.rows[t] = r;
-        if (pass(static_cast<int>(T + t), c)) passing.push_back(r);
-      }
+      for_each_row_within(active_bounds<Q>(b, static_cast<std::ptrdiff_t>(t)), rows[t],
+                          [&](std::size_t r) {
+                            c.rows[t] = r;
+                            if (pass(static_cast<int>(T + t), c)) passing.push_back(r);
+                          });
       steps.index[s] = std::make_shared<const key_index>(
           key_index::build(columns, std::move(passing), keys[s].dense, rows[t]));
       if (db) db->count_filtered();
