@@ -979,56 +979,68 @@ inline std::size_t select_rows_passing(const column_bound& t, std::size_t start,
   }
 }
 
-/// The column bounds among WHERE's top-level terms that compare as int64 (binding::narrow) and
-/// read table `table` (any table when `table` is -1).
-template <const query& Q> struct active_bounds {
+/// Column bounds that select rows (see for_each_row_within).
+struct bound_set {
   std::array<column_bound, max_nodes> bounds{};
   std::size_t count = 0;
-  active_bounds(const binding& b, std::ptrdiff_t table) {
-    constexpr bound_list list = column_bounds<Q>;
-    for (int k = 0; k < list.count; ++k) {
-      const auto i = static_cast<std::size_t>(list.ids[k]);
-      const auto column = static_cast<std::size_t>(Q.nodes[list.ids[k]].a);
-      if (!b.narrow[i] || (table >= 0 && b.table_of[column] != static_cast<std::size_t>(table)))
-        continue;
-      bounds[count++] = {b.columns[column].scaled, b.lifted_b[i], b.lifted_c[i],
-                         Q.nodes[list.ids[k]].kind};
-    }
-  }
 };
 
-/// Calls `row(r)` for each row of [0, rows) that passes every bound of `active`, and (with none)
+/// The column bounds among WHERE's top-level terms that compare as int64 (binding::narrow) and
+/// read table `table` (any table when `table` is -1).
+template <const query& Q> bound_set active_bounds(const binding& b, std::ptrdiff_t table) {
+  constexpr bound_list list = column_bounds<Q>;
+  bound_set out;
+  for (int k = 0; k < list.count; ++k) {
+    const auto i = static_cast<std::size_t>(list.ids[k]);
+    const auto column = static_cast<std::size_t>(Q.nodes[list.ids[k]].a);
+    if (!b.narrow[i] || (table >= 0 && b.table_of[column] != static_cast<std::size_t>(table)))
+      continue;
+    out.bounds[out.count++] = {b.columns[column].scaled, b.lifted_b[i], b.lifted_c[i],
+                               Q.nodes[list.ids[k]].kind};
+  }
+  return out;
+}
+
+/// Puts first the bound that the fewest of the first `n` rows pass, and so on.
+inline void order_by_selectivity(bound_set& set, std::size_t n, std::uint32_t* scratch) {
+  if (set.count < 2) return;
+  std::array<std::pair<std::size_t, std::size_t>, max_nodes> passing{};  // (rows, bound)
+  for (std::size_t k = 0; k < set.count; ++k)
+    passing[k] = {select_rows_passing(set.bounds[k], 0, scratch, n, true), k};
+  std::stable_sort(passing.begin(), passing.begin() + static_cast<std::ptrdiff_t>(set.count));
+  const auto given = set.bounds;
+  for (std::size_t k = 0; k < set.count; ++k) set.bounds[k] = given[passing[k].second];
+}
+
+/// The rows of [start, end) that pass every bound of `set`, as offsets from `start` in
+/// `selected`; returns how many.
+inline std::size_t select_block(const bound_set& set, std::size_t start, std::size_t end,
+                                std::uint32_t* selected) {
+  std::size_t n = end - start;
+  for (std::size_t k = 0; k < set.count && n > 0; ++k)
+    n = select_rows_passing(set.bounds[k], start, selected, n, k == 0);
+  return n;
+}
+
+/// Calls `row(r)` for each row of [0, rows) that passes every bound of `set`, and (with none)
 /// for every row. Where bounds apply, each block of rows is narrowed one bound at a time, each a
 /// tight loop with no branch per row, and `row` runs on the survivors only: TPC-H Q6's dates,
 /// discounts and quantities cost a few instructions a row instead of a chain of mispredicted
 /// branches through the binding. Bounds most rows pass (Q1's date) would only add a pass: such
 /// blocks go row by row, and every 16th block measures the bounds again. `row` still tests the
 /// whole condition, bounds included. The bounds are tried in the order of how few rows of the
-/// first block pass each.
-template <class Bounds, class Row>
-void for_each_row_within(Bounds active, std::size_t rows, Row&& row) {
+/// first block pass each. Only the loop below is compiled per query.
+template <class Row> void for_each_row_within(bound_set set, std::size_t rows, Row&& row) {
   constexpr std::size_t block = 1024;
   std::array<std::uint32_t, block> selected;
-  if (active.count > 1) {  // the bound fewest rows of the first block pass goes first, and so on
-    std::array<std::size_t, max_nodes> passing{};
-    const std::size_t n = std::min(rows, block);
-    for (std::size_t k = 0; k < active.count; ++k)
-      passing[k] = select_rows_passing(active.bounds[k], 0, selected.data(), n, true);
-    std::array<std::size_t, max_nodes> order{};
-    std::iota(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(active.count), 0u);
-    std::stable_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(active.count),
-                     [&](std::size_t x, std::size_t y) { return passing[x] < passing[y]; });
-    const auto given = active.bounds;
-    for (std::size_t k = 0; k < active.count; ++k) active.bounds[k] = given[order[k]];
-  }
-  bool selective = active.count > 0;
+  order_by_selectivity(set, std::min(rows, block), selected.data());
+  bool selective = set.count > 0;
   for (std::size_t start = 0, count = 0; start < rows; start += block, ++count) {
     const std::size_t end = std::min(rows, start + block);
-    const bool every_row = active.count == 0 || (!selective && count % 16 != 0);
+    const bool every_row = set.count == 0 || (!selective && count % 16 != 0);
     std::size_t n = end - start;
     if (!every_row) {
-      for (std::size_t k = 0; k < active.count && n > 0; ++k)
-        n = select_rows_passing(active.bounds[k], start, selected.data(), n, k == 0);
+      n = select_block(set, start, end, selected.data());
       selective = 4 * n < 3 * (end - start);
     }
     for (std::size_t k = 0; k < n; ++k) row(start + (every_row ? k : selected[k]));  // one call
