@@ -179,6 +179,20 @@ inline std::string terms_text(const query& q, const std::vector<int>& ids) {
   return text;
 }
 
+/// The scanned table's column bounds that select its rows a block at a time (active_bounds), as
+/// a line of the plan; empty when there are none.
+template <const query& Q> std::string bounds_text(const binding& b, std::ptrdiff_t table) {
+  constexpr bound_list list = column_bounds<Q>;
+  std::vector<int> ids;
+  for (int k = 0; k < list.count; ++k) {
+    const auto column = static_cast<std::size_t>(Q.nodes[list.ids[k]].a);
+    if (b.narrow[static_cast<std::size_t>(list.ids[k])] &&
+        (table < 0 || b.table_of[column] == static_cast<std::size_t>(table)))
+      ids.push_back(list.ids[k]);
+  }
+  return ids.empty() ? "" : "  rows selected a block at a time by: " + terms_text(Q, ids) + "\n";
+}
+
 /// An estimate of work (rows scanned, probes, chain entries, index rows built) in three
 /// significant digits: "4.31e+06".
 inline std::string work_text(double work) {
@@ -227,7 +241,8 @@ inline std::string tail_text(const query& q) {
 }  // namespace detail
 
 /// The plan that `run<Q>` follows over `tables` (the FROM entries in order), one step a line:
-/// the scanned table with its filters; each joined table in join order with its key equalities
+/// the scanned table with its filters and the column bounds that select its rows a block at a
+/// time; each joined table in join order with its key equalities
 /// (an array indexed by a dense integer key, or a hash map; further key columns compared), the
 /// terms that filter it before the join and those tested once its rows are joined; then the
 /// grouping keys, the aggregates, HAVING, the result columns, ORDER BY and LIMIT. Expressions
@@ -248,6 +263,7 @@ std::string explain(const std::vector<const relational::table*>& tables,
     (void)db;
     text += "scan " + detail::table_text(Q, 0) + rows(0) + "\n";
     if (Q.where >= 0) text += "  filter: " + to_sql(Q, Q.where) + "\n";
+    text += detail::bounds_text<Q>(*b, -1);
   } else {
     const detail::join_scan<Q> scan(*b, tables, db);
     constexpr auto& terms = detail::conjuncts<Q>;
@@ -262,6 +278,7 @@ std::string explain(const std::vector<const relational::table*>& tables,
     text += "scan " + detail::table_text(Q, start) + rows(start) + "\n";
     if (const auto own = stage_terms(0); !own.empty())
       text += "  filter: " + detail::terms_text(Q, own) + "\n";
+    text += detail::bounds_text<Q>(*b, static_cast<std::ptrdiff_t>(start));
     for (std::size_t s = 1; s < T; ++s) {
       const std::size_t t = scan.order[s];
       const auto& key = scan.keys[s];
