@@ -25,6 +25,8 @@
 #include <loom/tra/rules/repartition.hpp>
 #include <loom/tra/rules/rule_sets.hpp>
 #include <loom/tra/sparse_einsum.hpp>
+#include <loom/tra/sparse_maps.hpp>
+#include <loom/tra/sparse_operators.hpp>
 #include <loom/tra/sparse_tiles.hpp>
 #include <loom/tra/strip.hpp>
 #include <loom/tra/tile.hpp>

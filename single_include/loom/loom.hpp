@@ -30990,6 +30990,8 @@ template <class T, std::size_t K, std::size_t R> class relation {
   using key_type = key_array<K>;
   using tile_type = tile<T, R>;
   using map_type = std::map<key_type, tile_type>;
+  /// The relation of the same tiles under K2 keys (what a pre-aggregation adds a key to).
+  template <std::size_t K2> using with_key_arity = relation<T, K2, R>;
 
   relation() = default;
   /// Throws shape_error for a negative key bound or tile extent.
@@ -31591,8 +31593,11 @@ template <class T, storage_format Format, std::size_t K = 2> class sparse_relati
   using value_type = T;
   using format_type = Format;
   static constexpr std::size_t key_arity = K;
+  static constexpr std::size_t rank = 2;  // of every tile
   using tile_type = tensor<T, Format>;
   using key_type = std::array<std::int64_t, K>;
+  /// The relation of the same tiles under K2 keys (what a pre-aggregation adds a key to).
+  template <std::size_t K2> using with_key_arity = sparse_relation<T, Format, K2>;
 
   sparse_relation(const key_type& bounds, const shape_t<2>& tile_shape)
       : bounds_(bounds), tile_shape_(tile_shape) {
@@ -31610,6 +31615,7 @@ template <class T, storage_format Format, std::size_t K = 2> class sparse_relati
   const key_type& bounds() const { return bounds_; }
   const shape_t<2>& tile_shape() const { return tile_shape_; }
   std::size_t size() const { return tiles_.size(); }
+  bool empty() const { return tiles_.empty(); }
   /// Stored entries over every tile.
   std::int64_t nnz() const {
     std::int64_t n = 0;
@@ -31768,11 +31774,13 @@ sparse_relation<T, OutFormat> block_matmul(const sparse_relation<T, FA>& A,
 #endif  // LOOM_TRA_SPARSE_TILES_HPP
 // ---- end <loom/tra/sparse_tiles.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -31932,6 +31940,22 @@ void for_each_match(const L& left, const R& right, const std::array<std::size_t,
   }
 }
 
+// The sparse tile operator an operator of an IA plan stands for: mat_mul and mat_add (the names
+// the plan types use, after the dense tiles' kernels) become the loom kernels over the tiles'
+// formats with the result in Out; any other operator (sparse_mat_mul<F>, a user's) is used as is.
+template <storage_format Out, class Op> auto sparse_tile_op(const Op& op) {
+  if constexpr (std::is_same_v<Op, mat_mul>)
+    return sparse_mat_mul<Out>{};
+  else if constexpr (std::is_same_v<Op, mat_add>)
+    return sparse_mat_add<Out>{};
+  else
+    return op;
+}
+template <class Op> struct product_format {};
+template <storage_format Out> struct product_format<sparse_mat_mul<Out>> {
+  using type = Out;
+};
+
 template <class Op, class T, storage_format FA, storage_format FB>
 using sparse_result_t = std::remove_cvref_t<decltype(std::declval<const Op&>()(
     std::declval<const tensor<T, FA>&>(), std::declval<const tensor<T, FB>&>()))>;
@@ -31988,8 +32012,10 @@ std::int64_t accumulate_products(sparse_relation<T, Out, GB>& out, const L& left
 template <class T, storage_format FA, std::size_t KL, storage_format FB, std::size_t KR,
           std::size_t G, class Op>
 auto join(const sparse_relation<T, FA, KL>& left, const sparse_relation<T, FB, KR>& right,
-          const std::array<std::size_t, G>& jl, const std::array<std::size_t, G>& jr, Op op) {
-  using result = detail::sparse_result_t<Op, T, FA, FB>;
+          const std::array<std::size_t, G>& jl, const std::array<std::size_t, G>& jr,
+          const Op& plan_op) {
+  const auto op = detail::sparse_tile_op<FA>(plan_op);
+  using result = detail::sparse_result_t<decltype(op), T, FA, FB>;
   using Out = typename detail::tile_format<result>::type;
   const auto keys = detail::check_join(left.bounds(), right.bounds(), jl, jr, "join");
   std::vector<std::pair<std::array<std::int64_t, KL + KR - G>, result>> produced;
@@ -32008,11 +32034,13 @@ auto join(const sparse_relation<T, FA, KL>& left, const sparse_relation<T, FB, K
 
 /// Σ(groupByKeys, aggOp) over sparse tiles: groups by the key positions `gbk` (output key = that
 /// projection, in gbk's order) and folds each group's tiles with `op` (sparse_mat_add<Out>: the
-/// sum of tiles by key, any input formats, the result in Out). Op must be associative and
-/// commutative.
+/// sum of tiles by key, any input formats, the result in Out; mat_add: the same in the input's
+/// format). Op must be associative and commutative.
 template <class T, storage_format F, std::size_t K, std::size_t G, class Op>
-auto aggregate(const sparse_relation<T, F, K>& in, const std::array<std::size_t, G>& gbk, Op op) {
-  using Out = typename detail::tile_format<detail::sparse_result_t<Op, T, F, F>>::type;
+auto aggregate(const sparse_relation<T, F, K>& in, const std::array<std::size_t, G>& gbk,
+               const Op& plan_op) {
+  const auto op = detail::sparse_tile_op<F>(plan_op);
+  using Out = typename detail::tile_format<detail::sparse_result_t<decltype(op), T, F, F>>::type;
   detail::check_key_positions<K>(gbk, "aggregate");
   sparse_relation<T, Out, G> out(detail::pick_keys(in.bounds(), gbk), in.tile_shape());
   for (const auto& [key, t] : in) detail::merge_tile(out, detail::pick_keys(key, gbk), t, op);
@@ -32050,6 +32078,55 @@ sparse_relation<T, Out, GB> join_aggregate(const sparse_relation<T, FA, KL>& lef
                                   ts);
   detail::accumulate_products(out, left, right, jl, jr, gbk, [](const auto&) { return true; });
   return out;
+}
+
+/// Σ(gbk, agg)(⋈(jl, jr, proj)) in the dense operators' form (what an IA plan runs): fused as
+/// above when proj is a tile product and agg the sum into the same format (mat_mul and mat_add
+/// into the left operand's format, or sparse_mat_mul<F> and sparse_mat_add<F>); otherwise the
+/// join, then the aggregation.
+template <class T, storage_format FA, std::size_t KL, storage_format FB, std::size_t KR,
+          std::size_t G, std::size_t GB, class Proj, class Agg>
+auto join_aggregate(const sparse_relation<T, FA, KL>& left, const sparse_relation<T, FB, KR>& right,
+                    const std::array<std::size_t, G>& jl, const std::array<std::size_t, G>& jr,
+                    const Proj& proj, const std::array<std::size_t, GB>& gbk, const Agg& agg) {
+  const auto p = detail::sparse_tile_op<FA>(proj);
+  const auto a = detail::sparse_tile_op<FA>(agg);
+  using P = std::remove_cvref_t<decltype(p)>;
+  using A = std::remove_cvref_t<decltype(a)>;
+  if constexpr (requires { typename detail::product_format<P>::type; }) {
+    using Out = typename detail::product_format<P>::type;
+    if constexpr (std::is_same_v<A, sparse_mat_add<Out>>)
+      return join_aggregate<Out>(left, right, jl, jr, gbk);
+    else
+      return aggregate(join(left, right, jl, jr, p), gbk, a);
+  } else {
+    return aggregate(join(left, right, jl, jr, p), gbk, a);
+  }
+}
+
+/// True when two matrix tiles, in any formats, have one shape and the same nonzero entries (an
+/// explicitly stored zero equals an absent entry).
+template <class T, storage_format FA, storage_format FB>
+bool tiles_equal(const tensor<T, FA>& a, const tensor<T, FB>& b) {
+  if (a.extent(0) != b.extent(0) || a.extent(1) != b.extent(1)) return false;
+  using entry = std::tuple<std::int64_t, std::int64_t, T>;
+  auto entries = [](const auto& t) {
+    std::vector<entry> e;
+    t.for_each_stored([&](const auto& c, const T& v) {
+      if (!(v == semiring_traits<T>::zero()))
+        e.emplace_back(static_cast<std::int64_t>(c[0]), static_cast<std::int64_t>(c[1]), v);
+    });
+    std::sort(e.begin(), e.end(), [](const entry& x, const entry& y) {
+      return std::get<0>(x) != std::get<0>(y) ? std::get<0>(x) < std::get<0>(y)
+                                              : std::get<1>(x) < std::get<1>(y);
+    });
+    return e;
+  };
+  return entries(a) == entries(b);
+}
+/// The same for two dense tiles (their own ==), so generic code compares tiles of either kind.
+template <class T, std::size_t R> bool tiles_equal(const tile<T, R>& a, const tile<T, R>& b) {
+  return a == b;
 }
 
 }  // namespace loom::tra
@@ -32980,8 +33057,10 @@ auto einsum(const relation<T, KL, 2>& l, const relation<T, KR, 2>& r) {
 #define LOOM_TRA_EINSUM_PLANS_HPP
 
 // ---- begin <loom/tra/ia/execute.hpp>
-// Defines execute/evaluate: runs an IA plan over a transport. `local_sites` simulates s sites in
-// one process (BCAST copies, SHUF re-buckets); tra/mpi/ provides the MPI transport (tra/ia/).
+// Defines execute/evaluate: runs an IA plan over a transport, on relations of dense tiles
+// (relation) or of sparse tiles in any loom format (sparse_relation). `local_sites` simulates s
+// sites in one process (BCAST copies, SHUF re-buckets); tra/mpi/ provides the MPI transport
+// (tra/ia/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_IA_EXECUTE_HPP
 #define LOOM_TRA_IA_EXECUTE_HPP
@@ -33018,6 +33097,137 @@ enum class placement_kind { arbitrary, partitioned, replicated, single };
 
 #endif  // LOOM_TRA_IA_PLACEMENT_HPP
 // ---- end <loom/tra/ia/placement.hpp>
+// ---- begin <loom/tra/sparse_maps.hpp>
+// Defines the key and tile maps of the TRA over sparse tiles (tra/): σ (filter), REKEY, λ
+// (transform) and duplicate of sparse_relations, and the transposes of a tile and of a block
+// matrix in any loom format. With join and aggregation (sparse_operators.hpp) they are every
+// operator an IA plan runs (ia/execute.hpp).
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_TRA_SPARSE_MAPS_HPP
+#define LOOM_TRA_SPARSE_MAPS_HPP
+
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loom::tra {
+
+/// The transpose of a matrix tile in any loom format, in the same format: entry (r, c) of `t`
+/// is entry (c, r) of the result, whose shape is `t`'s reversed. One pass over the stored
+/// entries, then loom's assembly (a sort by the new rows).
+template <class T, storage_format Format> tensor<T, Format> transpose(const tensor<T, Format>& t) {
+  static_assert(Format::order == 2, "loom::tra::transpose: the tile must be a matrix");
+  std::vector<std::array<std::int64_t, 2>> coords;
+  std::vector<T> values;
+  coords.reserve(static_cast<std::size_t>(t.nnz()));
+  values.reserve(static_cast<std::size_t>(t.nnz()));
+  t.for_each_stored([&](const auto& c, const T& v) {
+    coords.push_back({static_cast<std::int64_t>(c[1]), static_cast<std::int64_t>(c[0])});
+    values.push_back(v);
+  });
+  return from_coo<Format>({t.extent(1), t.extent(0)}, coords, values);
+}
+
+/// The transpose of a block-sparse matrix: tile (I, J) becomes tile (J, I), transposed; the
+/// bounds and the tile shape are reversed. Absent tiles stay absent.
+template <class T, storage_format Format>
+sparse_relation<T, Format> transpose(const sparse_relation<T, Format>& r) {
+  sparse_relation<T, Format> out({r.bounds()[1], r.bounds()[0]},
+                                 {r.tile_shape()[1], r.tile_shape()[0]});
+  for (const auto& [key, t] : r) out.insert({key[1], key[0]}, transpose(t));
+  return out;
+}
+
+/// σ(boolFunc) over sparse tiles: keeps the tuples whose key satisfies `pred` (keys only).
+template <class T, storage_format F, std::size_t K, class Pred>
+sparse_relation<T, F, K> filter(const sparse_relation<T, F, K>& in, Pred pred) {
+  sparse_relation<T, F, K> out(in.bounds(), in.tile_shape());
+  for (const auto& [key, t] : in)
+    if (pred(key)) out.insert(key, t);
+  return out;
+}
+
+/// REKEY(keyFunc) over sparse tiles with explicit output bounds; two keys mapped to one throw
+/// duplicate_error, as for dense tiles.
+template <std::size_t KO, class T, storage_format F, std::size_t K, class Fn>
+sparse_relation<T, F, KO> rekey(const sparse_relation<T, F, K>& in, Fn f,
+                                const key_array<KO>& bounds) {
+  sparse_relation<T, F, KO> out(bounds, in.tile_shape());
+  std::map<key_array<KO>, key_array<K>> source;
+  for (const auto& [key, t] : in) {
+    const key_array<KO> k = f(key);
+    auto [it, fresh] = source.emplace(k, key);
+    if (!fresh)
+      throw duplicate_error("loom::tra::rekey: keys " + to_string(it->second) + " and " +
+                            to_string(key) + " both map to " + to_string(k) +
+                            "; the key function is not injective here (filter first, or use "
+                            "aggregate)");
+    out.insert(k, t);
+  }
+  return out;
+}
+/// REKEY with an introspectable key function (project, permute, linearize): bounds derived.
+template <class Fn, class T, storage_format F, std::size_t K>
+auto rekey(const sparse_relation<T, F, K>& in, Fn f = {}) {
+  return rekey<Fn::out_arity>(in, f, Fn::bounds(in.bounds()));
+}
+
+namespace detail {
+// A tile map as it applies to a sparse tile: transpose_tile transposes in the tile's format; any
+// other map must take a loom matrix and return one.
+template <class Map> auto sparse_tile_map(const Map& m) {
+  if constexpr (std::is_same_v<Map, transpose_tile>)
+    return [](const auto& t) { return transpose(t); };
+  else
+    return m;
+}
+}  // namespace detail
+
+/// λ(transformFunc) over sparse tiles: maps every tile, keys untouched. The map takes a loom
+/// matrix and returns one (transpose_tile does; diag_extract makes vectors, which a sparse
+/// relation does not hold, and does not compile here).
+template <class T, storage_format F, std::size_t K, class Map>
+auto transform(const sparse_relation<T, F, K>& in, Map map) {
+  const auto f = detail::sparse_tile_map(map);
+  static_assert(std::is_invocable_v<decltype(f), const tensor<T, F>&>,
+                "loom::tra::transform: over sparse tiles a tile map takes a loom matrix tile "
+                "(tensor<T, Format>) and returns one; this map takes only dense tiles");
+  using result = std::remove_cvref_t<decltype(f(std::declval<const tensor<T, F>&>()))>;
+  using Out = typename detail::tile_format<result>::type;
+  static_assert(Out::order == 2,
+                "loom::tra::transform: over sparse tiles a tile map must return a matrix");
+  std::vector<std::pair<key_array<K>, result>> produced;
+  for (const auto& [key, t] : in) produced.emplace_back(key, f(t));
+  const shape_t<2> shape =
+      produced.empty() ? f(tensor<T, F>(in.tile_shape())).shape() : produced.front().second.shape();
+  sparse_relation<T, Out, K> out(in.bounds(), shape);
+  for (auto& [key, t] : produced) out.insert(key, std::move(t));
+  return out;
+}
+
+/// λᴸ(insert_dim<P>, duplicate(n)) over sparse tiles: every tuple copied n times, copy c under
+/// the key with c inserted at position P.
+template <std::size_t P, class T, storage_format F, std::size_t K>
+  requires(P <= K)
+sparse_relation<T, F, K + 1> duplicate(const sparse_relation<T, F, K>& in, std::int64_t n) {
+  if (n < 0)
+    throw shape_error("loom::tra::duplicate: " + std::to_string(n) + " copies of each tuple");
+  sparse_relation<T, F, K + 1> out(insert_dim<P>::bounds(in.bounds(), n), in.tile_shape());
+  for (const auto& [key, t] : in)
+    for (std::int64_t c = 0; c < n; ++c) out.insert(insert_dim<P>::apply(key, c), t);
+  return out;
+}
+
+}  // namespace loom::tra
+
+#endif  // LOOM_TRA_SPARSE_MAPS_HPP
+// ---- end <loom/tra/sparse_maps.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -33030,8 +33240,25 @@ enum class placement_kind { arbitrary, partitioned, replicated, single };
 
 namespace loom::tra::ia {
 
+namespace detail {
+// The elements a tile holds as it moves: a dense tile's every cell, a sparse tile's stored
+// entries.
+template <class Tile> double tile_elements(const Tile& t) {
+  if constexpr (requires { t.nnz(); })
+    return static_cast<double>(t.nnz());
+  else
+    return static_cast<double>(volume(t.shape()));
+}
+template <class Rel> double elements_of(const Rel& r) {
+  double n = 0;
+  for (const auto& [key, t] : r) n += tile_elements(t);
+  return n;
+}
+}  // namespace detail
+
 /// s sites in one process: a physical relation is one relation per site. `moved` counts the
-/// elements (tuples x tile volume) that changed site, for comparison with the cost model.
+/// elements that changed site (tuples x tile volume; stored entries for sparse tiles), for
+/// comparison with the cost model.
 class local_sites {
  public:
   template <class Rel> using phys = std::vector<Rel>;
@@ -33066,8 +33293,8 @@ class local_sites {
   template <class Rel> phys<Rel> broadcast(const phys<Rel>& p) const {
     Rel all = union_of(p, false);
     phys<Rel> out(static_cast<std::size_t>(sites_), all);
-    for (std::size_t s = 0; s < p.size(); ++s)
-      moved_ += static_cast<double>((all.size() - p[s].size()) * volume(all.tile_shape()));
+    const double everything = detail::elements_of(all);
+    for (std::size_t s = 0; s < p.size(); ++s) moved_ += everything - detail::elements_of(p[s]);
     return out;
   }
   /// SHUF(d); an empty d gathers everything on site 0.
@@ -33079,7 +33306,7 @@ class local_sites {
         auto& dst = out[static_cast<std::size_t>(to)];
         if (dst.find(key)) continue;  // a replica already arrived
         dst.insert(key, t);
-        if (to != static_cast<std::int64_t>(s)) moved_ += static_cast<double>(volume(t.shape()));
+        if (to != static_cast<std::int64_t>(s)) moved_ += detail::tile_elements(t);
       }
     return out;
   }
@@ -33112,7 +33339,7 @@ class local_sites {
     for (std::size_t s = 0; s < p.size(); ++s)
       for (const auto& [key, t] : p[s]) {
         if (const auto* have = all.find(key)) {
-          if (check && !(*have == t))
+          if (check && !tiles_equal(*have, t))
             throw shape_error("loom::tra::ia: key " + to_string(key) +
                               " holds different tiles on two sites (a local join or aggregation "
                               "ran on incomplete data; shuffle on its keys first)");
@@ -33205,7 +33432,7 @@ template <class G, class Op, class C> struct exec<lpartial<G, Op, C>> {
       key_array<K + 1> bounds{};
       for (std::size_t d = 0; d < K; ++d) bounds[d] = a.bounds()[d];
       bounds[K] = sites;
-      relation<typename A::value_type, K + 1, A::rank> out(bounds, a.tile_shape());
+      typename A::template with_key_arity<K + 1> out(bounds, a.tile_shape());
       for (const auto& [key, t] : a) {
         key_array<K + 1> k{};
         for (std::size_t d = 0; d < K; ++d) k[d] = key[d];
@@ -34044,7 +34271,7 @@ decltype(auto) with_matmul_plan(matmul_strategy s, F&& f) {
 // Defines the einsum of two block-sparse matrices (tra/): the four products "ij,jk->ik",
 // "ji,jk->ik", "ij,kj->ik", "ji,kj->ik" and their transposed outputs ("->ki"), with any letters,
 // run as the fused sparse join-aggregate after transposing the operands whose letters run the
-// other way (keys and tile contents, in any loom format), and the transposes themselves.
+// other way (keys and tile contents, in any loom format; the transposes are sparse_maps.hpp's).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_SPARSE_EINSUM_HPP
 #define LOOM_TRA_SPARSE_EINSUM_HPP
@@ -34057,32 +34284,6 @@ decltype(auto) with_matmul_plan(matmul_strategy s, F&& f) {
 #include <vector>
 
 namespace loom::tra {
-
-/// The transpose of a matrix tile in any loom format, in the same format: entry (r, c) of `t`
-/// is entry (c, r) of the result, whose shape is `t`'s reversed. One pass over the stored
-/// entries, then loom's assembly (a sort by the new rows).
-template <class T, storage_format Format> tensor<T, Format> transpose(const tensor<T, Format>& t) {
-  static_assert(Format::order == 2, "loom::tra::transpose: the tile must be a matrix");
-  std::vector<std::array<std::int64_t, 2>> coords;
-  std::vector<T> values;
-  coords.reserve(static_cast<std::size_t>(t.nnz()));
-  values.reserve(static_cast<std::size_t>(t.nnz()));
-  t.for_each_stored([&](const auto& c, const T& v) {
-    coords.push_back({static_cast<std::int64_t>(c[1]), static_cast<std::int64_t>(c[0])});
-    values.push_back(v);
-  });
-  return from_coo<Format>({t.extent(1), t.extent(0)}, coords, values);
-}
-
-/// The transpose of a block-sparse matrix: tile (I, J) becomes tile (J, I), transposed; the
-/// bounds and the tile shape are reversed. Absent tiles stay absent.
-template <class T, storage_format Format>
-sparse_relation<T, Format> transpose(const sparse_relation<T, Format>& r) {
-  sparse_relation<T, Format> out({r.bounds()[1], r.bounds()[0]},
-                                 {r.tile_shape()[1], r.tile_shape()[0]});
-  for (const auto& [key, t] : r) out.insert({key[1], key[0]}, transpose(t));
-  return out;
-}
 
 namespace detail {
 // The einsums of two block-sparse matrices: a valid spec of two letters per side (no batch

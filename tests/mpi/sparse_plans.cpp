@@ -3,7 +3,8 @@
 // IA's SHUF, the bytes exact), SHUF with Σ on arrival, the four strategies of a sparse product
 // from every placement, the einsum and chain plans costed from nnz (a choice that differs from
 // the dense sizes' one), the einsum's four products and their transposed outputs from every
-// partition, each result against the single-process product.
+// partition, and the IA's plans run by ia::evaluate over sparse tiles, each result against the
+// single-process product.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/tra.hpp>
 #include <loom/tra/mpi.hpp>
@@ -291,6 +292,41 @@ void test_chain(const lm::transport& tr) {
   MPI_TEST_CHECK(plan_sparse_chain(here, stats).explain() == plan.explain());
   MPI_TEST_CHECK(same_entries(from_sparse_tiles<loom::csr>(C, want.shape()), want));
 }
+// The IA's own plans (tra/plans.hpp's four matmul strategies, a two-phase aggregation) run by
+// ia::evaluate over sparse relations with the MPI transport: each equals the plan at one site,
+// and a broadcast sends every rank's tiles in their compact form to each other rank.
+void test_ia_plans(const lm::transport& tr) {
+  const int s = static_cast<int>(tr.sites());
+  const auto MA = random_matrix(37, 30, 4, 11);
+  const auto MB = random_matrix(30, 26, 5, 12);
+  const auto A = to_sparse_tiles<loom::csr>(MA, {8, 7});
+  const auto B = to_sparse_tiles<loom::dcsr>(MB, {7, 6});
+  const auto want = product(MA, MB);
+  for (auto st : all_matmul_strategies) {
+    const auto C = with_matmul_plan<ia::partitioned<ia::dims<0>>, ia::partitioned<ia::dims<1>>>(
+        st, [&](auto plan) { return ia::evaluate<decltype(plan)>(tr, A, B); });
+    MPI_TEST_CHECK(same_entries(from_sparse_tiles<loom::csr>(C, want.shape()), want));
+  }
+  // BCAST of a round-robin placement: this rank's packed tiles to each of the others
+  using placed = ia::leaf<0, 2>;
+  const auto mine = ia::execute<placed>(tr, A);
+  double packed = 0;
+  for (const auto& [key, t] : mine) packed += static_cast<double>(lm::packed_bytes(t));
+  const double before = tr.moved();
+  const auto everywhere = ia::execute<ia::bcast<placed>>(tr, A);
+  MPI_TEST_CHECK(tr.moved() - before == packed * (s - 1));
+  MPI_TEST_CHECK(everywhere.size() == A.size());
+  for (const auto& [key, t] : A)
+    MPI_TEST_CHECK(everywhere.find(key) && tiles_equal(*everywhere.find(key), t));
+  // R2-5: pre-aggregated on each rank (a third key: the rank), shuffled, summed on arrival
+  using two = ia::rewrite_t<ia::lagg<ia::dims<1>, mat_add, ia::shuf<ia::dims<1>, placed>>,
+                            boost::mp11::mp_list<rules::two_phase_aggregation>>;
+  const auto sums = ia::evaluate<two>(tr, A);
+  const auto one = ia::evaluate<two>(ia::local_sites(1), A);
+  MPI_TEST_CHECK(sums.size() == one.size());
+  for (const auto& [key, t] : one)
+    MPI_TEST_CHECK(sums.find(key) && tiles_equal(*sums.find(key), t));
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -305,6 +341,7 @@ int main(int argc, char** argv) {
     test_einsum(tr);
     test_transposed_einsum(tr);
     test_chain(tr);
+    test_ia_plans(tr);
     if (tr.rank() == 0)
       std::printf("tests.mpi.sparse_plans: %d ranks, %d checks on rank 0 passed\n",
                   static_cast<int>(tr.sites()), mpi_test::checks);

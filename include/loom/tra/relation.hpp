@@ -29,6 +29,8 @@ template <class T, std::size_t K, std::size_t R> class relation {
   using key_type = key_array<K>;
   using tile_type = tile<T, R>;
   using map_type = std::map<key_type, tile_type>;
+  /// The relation of the same tiles under K2 keys (what a pre-aggregation adds a key to).
+  template <std::size_t K2> using with_key_arity = relation<T, K2, R>;
 
   relation() = default;
   /// Throws shape_error for a negative key bound or tile extent.

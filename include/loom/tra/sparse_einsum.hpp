@@ -1,7 +1,7 @@
 // Defines the einsum of two block-sparse matrices (tra/): the four products "ij,jk->ik",
 // "ji,jk->ik", "ij,kj->ik", "ji,kj->ik" and their transposed outputs ("->ki"), with any letters,
 // run as the fused sparse join-aggregate after transposing the operands whose letters run the
-// other way (keys and tile contents, in any loom format), and the transposes themselves.
+// other way (keys and tile contents, in any loom format; the transposes are sparse_maps.hpp's).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_SPARSE_EINSUM_HPP
 #define LOOM_TRA_SPARSE_EINSUM_HPP
@@ -12,6 +12,7 @@
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
 #include <loom/tra/einsum.hpp>
+#include <loom/tra/sparse_maps.hpp>
 #include <loom/tra/sparse_operators.hpp>
 #include <loom/tra/sparse_tiles.hpp>
 
@@ -22,32 +23,6 @@
 #include <vector>
 
 namespace loom::tra {
-
-/// The transpose of a matrix tile in any loom format, in the same format: entry (r, c) of `t`
-/// is entry (c, r) of the result, whose shape is `t`'s reversed. One pass over the stored
-/// entries, then loom's assembly (a sort by the new rows).
-template <class T, storage_format Format> tensor<T, Format> transpose(const tensor<T, Format>& t) {
-  static_assert(Format::order == 2, "loom::tra::transpose: the tile must be a matrix");
-  std::vector<std::array<std::int64_t, 2>> coords;
-  std::vector<T> values;
-  coords.reserve(static_cast<std::size_t>(t.nnz()));
-  values.reserve(static_cast<std::size_t>(t.nnz()));
-  t.for_each_stored([&](const auto& c, const T& v) {
-    coords.push_back({static_cast<std::int64_t>(c[1]), static_cast<std::int64_t>(c[0])});
-    values.push_back(v);
-  });
-  return from_coo<Format>({t.extent(1), t.extent(0)}, coords, values);
-}
-
-/// The transpose of a block-sparse matrix: tile (I, J) becomes tile (J, I), transposed; the
-/// bounds and the tile shape are reversed. Absent tiles stay absent.
-template <class T, storage_format Format>
-sparse_relation<T, Format> transpose(const sparse_relation<T, Format>& r) {
-  sparse_relation<T, Format> out({r.bounds()[1], r.bounds()[0]},
-                                 {r.tile_shape()[1], r.tile_shape()[0]});
-  for (const auto& [key, t] : r) out.insert({key[1], key[0]}, transpose(t));
-  return out;
-}
 
 namespace detail {
 // The einsums of two block-sparse matrices: a valid spec of two letters per side (no batch

@@ -12,13 +12,16 @@
 #include <loom/format/assembly/workspace_storage.hpp>
 #include <loom/format/format.hpp>
 #include <loom/format/tensor.hpp>
+#include <loom/tra/kernels.hpp>
 #include <loom/tra/sparse_tiles.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -178,6 +181,22 @@ void for_each_match(const L& left, const R& right, const std::array<std::size_t,
   }
 }
 
+// The sparse tile operator an operator of an IA plan stands for: mat_mul and mat_add (the names
+// the plan types use, after the dense tiles' kernels) become the loom kernels over the tiles'
+// formats with the result in Out; any other operator (sparse_mat_mul<F>, a user's) is used as is.
+template <storage_format Out, class Op> auto sparse_tile_op(const Op& op) {
+  if constexpr (std::is_same_v<Op, mat_mul>)
+    return sparse_mat_mul<Out>{};
+  else if constexpr (std::is_same_v<Op, mat_add>)
+    return sparse_mat_add<Out>{};
+  else
+    return op;
+}
+template <class Op> struct product_format {};
+template <storage_format Out> struct product_format<sparse_mat_mul<Out>> {
+  using type = Out;
+};
+
 template <class Op, class T, storage_format FA, storage_format FB>
 using sparse_result_t = std::remove_cvref_t<decltype(std::declval<const Op&>()(
     std::declval<const tensor<T, FA>&>(), std::declval<const tensor<T, FB>&>()))>;
@@ -234,8 +253,10 @@ std::int64_t accumulate_products(sparse_relation<T, Out, GB>& out, const L& left
 template <class T, storage_format FA, std::size_t KL, storage_format FB, std::size_t KR,
           std::size_t G, class Op>
 auto join(const sparse_relation<T, FA, KL>& left, const sparse_relation<T, FB, KR>& right,
-          const std::array<std::size_t, G>& jl, const std::array<std::size_t, G>& jr, Op op) {
-  using result = detail::sparse_result_t<Op, T, FA, FB>;
+          const std::array<std::size_t, G>& jl, const std::array<std::size_t, G>& jr,
+          const Op& plan_op) {
+  const auto op = detail::sparse_tile_op<FA>(plan_op);
+  using result = detail::sparse_result_t<decltype(op), T, FA, FB>;
   using Out = typename detail::tile_format<result>::type;
   const auto keys = detail::check_join(left.bounds(), right.bounds(), jl, jr, "join");
   std::vector<std::pair<std::array<std::int64_t, KL + KR - G>, result>> produced;
@@ -254,11 +275,13 @@ auto join(const sparse_relation<T, FA, KL>& left, const sparse_relation<T, FB, K
 
 /// Σ(groupByKeys, aggOp) over sparse tiles: groups by the key positions `gbk` (output key = that
 /// projection, in gbk's order) and folds each group's tiles with `op` (sparse_mat_add<Out>: the
-/// sum of tiles by key, any input formats, the result in Out). Op must be associative and
-/// commutative.
+/// sum of tiles by key, any input formats, the result in Out; mat_add: the same in the input's
+/// format). Op must be associative and commutative.
 template <class T, storage_format F, std::size_t K, std::size_t G, class Op>
-auto aggregate(const sparse_relation<T, F, K>& in, const std::array<std::size_t, G>& gbk, Op op) {
-  using Out = typename detail::tile_format<detail::sparse_result_t<Op, T, F, F>>::type;
+auto aggregate(const sparse_relation<T, F, K>& in, const std::array<std::size_t, G>& gbk,
+               const Op& plan_op) {
+  const auto op = detail::sparse_tile_op<F>(plan_op);
+  using Out = typename detail::tile_format<detail::sparse_result_t<decltype(op), T, F, F>>::type;
   detail::check_key_positions<K>(gbk, "aggregate");
   sparse_relation<T, Out, G> out(detail::pick_keys(in.bounds(), gbk), in.tile_shape());
   for (const auto& [key, t] : in) detail::merge_tile(out, detail::pick_keys(key, gbk), t, op);
@@ -296,6 +319,55 @@ sparse_relation<T, Out, GB> join_aggregate(const sparse_relation<T, FA, KL>& lef
                                   ts);
   detail::accumulate_products(out, left, right, jl, jr, gbk, [](const auto&) { return true; });
   return out;
+}
+
+/// Σ(gbk, agg)(⋈(jl, jr, proj)) in the dense operators' form (what an IA plan runs): fused as
+/// above when proj is a tile product and agg the sum into the same format (mat_mul and mat_add
+/// into the left operand's format, or sparse_mat_mul<F> and sparse_mat_add<F>); otherwise the
+/// join, then the aggregation.
+template <class T, storage_format FA, std::size_t KL, storage_format FB, std::size_t KR,
+          std::size_t G, std::size_t GB, class Proj, class Agg>
+auto join_aggregate(const sparse_relation<T, FA, KL>& left, const sparse_relation<T, FB, KR>& right,
+                    const std::array<std::size_t, G>& jl, const std::array<std::size_t, G>& jr,
+                    const Proj& proj, const std::array<std::size_t, GB>& gbk, const Agg& agg) {
+  const auto p = detail::sparse_tile_op<FA>(proj);
+  const auto a = detail::sparse_tile_op<FA>(agg);
+  using P = std::remove_cvref_t<decltype(p)>;
+  using A = std::remove_cvref_t<decltype(a)>;
+  if constexpr (requires { typename detail::product_format<P>::type; }) {
+    using Out = typename detail::product_format<P>::type;
+    if constexpr (std::is_same_v<A, sparse_mat_add<Out>>)
+      return join_aggregate<Out>(left, right, jl, jr, gbk);
+    else
+      return aggregate(join(left, right, jl, jr, p), gbk, a);
+  } else {
+    return aggregate(join(left, right, jl, jr, p), gbk, a);
+  }
+}
+
+/// True when two matrix tiles, in any formats, have one shape and the same nonzero entries (an
+/// explicitly stored zero equals an absent entry).
+template <class T, storage_format FA, storage_format FB>
+bool tiles_equal(const tensor<T, FA>& a, const tensor<T, FB>& b) {
+  if (a.extent(0) != b.extent(0) || a.extent(1) != b.extent(1)) return false;
+  using entry = std::tuple<std::int64_t, std::int64_t, T>;
+  auto entries = [](const auto& t) {
+    std::vector<entry> e;
+    t.for_each_stored([&](const auto& c, const T& v) {
+      if (!(v == semiring_traits<T>::zero()))
+        e.emplace_back(static_cast<std::int64_t>(c[0]), static_cast<std::int64_t>(c[1]), v);
+    });
+    std::sort(e.begin(), e.end(), [](const entry& x, const entry& y) {
+      return std::get<0>(x) != std::get<0>(y) ? std::get<0>(x) < std::get<0>(y)
+                                              : std::get<1>(x) < std::get<1>(y);
+    });
+    return e;
+  };
+  return entries(a) == entries(b);
+}
+/// The same for two dense tiles (their own ==), so generic code compares tiles of either kind.
+template <class T, std::size_t R> bool tiles_equal(const tile<T, R>& a, const tile<T, R>& b) {
+  return a == b;
 }
 
 }  // namespace loom::tra

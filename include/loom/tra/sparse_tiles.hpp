@@ -36,8 +36,11 @@ template <class T, storage_format Format, std::size_t K = 2> class sparse_relati
   using value_type = T;
   using format_type = Format;
   static constexpr std::size_t key_arity = K;
+  static constexpr std::size_t rank = 2;  // of every tile
   using tile_type = tensor<T, Format>;
   using key_type = std::array<std::int64_t, K>;
+  /// The relation of the same tiles under K2 keys (what a pre-aggregation adds a key to).
+  template <std::size_t K2> using with_key_arity = sparse_relation<T, Format, K2>;
 
   sparse_relation(const key_type& bounds, const shape_t<2>& tile_shape)
       : bounds_(bounds), tile_shape_(tile_shape) {
@@ -55,6 +58,7 @@ template <class T, storage_format Format, std::size_t K = 2> class sparse_relati
   const key_type& bounds() const { return bounds_; }
   const shape_t<2>& tile_shape() const { return tile_shape_; }
   std::size_t size() const { return tiles_.size(); }
+  bool empty() const { return tiles_.empty(); }
   /// Stored entries over every tile.
   std::int64_t nnz() const {
     std::int64_t n = 0;

@@ -1,5 +1,7 @@
-// Defines execute/evaluate: runs an IA plan over a transport. `local_sites` simulates s sites in
-// one process (BCAST copies, SHUF re-buckets); tra/mpi/ provides the MPI transport (tra/ia/).
+// Defines execute/evaluate: runs an IA plan over a transport, on relations of dense tiles
+// (relation) or of sparse tiles in any loom format (sparse_relation). `local_sites` simulates s
+// sites in one process (BCAST copies, SHUF re-buckets); tra/mpi/ provides the MPI transport
+// (tra/ia/).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_TRA_IA_EXECUTE_HPP
 #define LOOM_TRA_IA_EXECUTE_HPP
@@ -9,6 +11,8 @@
 #include <loom/tra/ia/placement.hpp>
 #include <loom/tra/operators.hpp>
 #include <loom/tra/relation.hpp>
+#include <loom/tra/sparse_maps.hpp>
+#include <loom/tra/sparse_operators.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -21,8 +25,25 @@
 
 namespace loom::tra::ia {
 
+namespace detail {
+// The elements a tile holds as it moves: a dense tile's every cell, a sparse tile's stored
+// entries.
+template <class Tile> double tile_elements(const Tile& t) {
+  if constexpr (requires { t.nnz(); })
+    return static_cast<double>(t.nnz());
+  else
+    return static_cast<double>(volume(t.shape()));
+}
+template <class Rel> double elements_of(const Rel& r) {
+  double n = 0;
+  for (const auto& [key, t] : r) n += tile_elements(t);
+  return n;
+}
+}  // namespace detail
+
 /// s sites in one process: a physical relation is one relation per site. `moved` counts the
-/// elements (tuples x tile volume) that changed site, for comparison with the cost model.
+/// elements that changed site (tuples x tile volume; stored entries for sparse tiles), for
+/// comparison with the cost model.
 class local_sites {
  public:
   template <class Rel> using phys = std::vector<Rel>;
@@ -57,8 +78,8 @@ class local_sites {
   template <class Rel> phys<Rel> broadcast(const phys<Rel>& p) const {
     Rel all = union_of(p, false);
     phys<Rel> out(static_cast<std::size_t>(sites_), all);
-    for (std::size_t s = 0; s < p.size(); ++s)
-      moved_ += static_cast<double>((all.size() - p[s].size()) * volume(all.tile_shape()));
+    const double everything = detail::elements_of(all);
+    for (std::size_t s = 0; s < p.size(); ++s) moved_ += everything - detail::elements_of(p[s]);
     return out;
   }
   /// SHUF(d); an empty d gathers everything on site 0.
@@ -70,7 +91,7 @@ class local_sites {
         auto& dst = out[static_cast<std::size_t>(to)];
         if (dst.find(key)) continue;  // a replica already arrived
         dst.insert(key, t);
-        if (to != static_cast<std::int64_t>(s)) moved_ += static_cast<double>(volume(t.shape()));
+        if (to != static_cast<std::int64_t>(s)) moved_ += detail::tile_elements(t);
       }
     return out;
   }
@@ -103,7 +124,7 @@ class local_sites {
     for (std::size_t s = 0; s < p.size(); ++s)
       for (const auto& [key, t] : p[s]) {
         if (const auto* have = all.find(key)) {
-          if (check && !(*have == t))
+          if (check && !tiles_equal(*have, t))
             throw shape_error("loom::tra::ia: key " + to_string(key) +
                               " holds different tiles on two sites (a local join or aggregation "
                               "ran on incomplete data; shuffle on its keys first)");
@@ -196,7 +217,7 @@ template <class G, class Op, class C> struct exec<lpartial<G, Op, C>> {
       key_array<K + 1> bounds{};
       for (std::size_t d = 0; d < K; ++d) bounds[d] = a.bounds()[d];
       bounds[K] = sites;
-      relation<typename A::value_type, K + 1, A::rank> out(bounds, a.tile_shape());
+      typename A::template with_key_arity<K + 1> out(bounds, a.tile_shape());
       for (const auto& [key, t] : a) {
         key_array<K + 1> k{};
         for (std::size_t d = 0; d < K; ++d) k[d] = key[d];

@@ -11,7 +11,10 @@
 #  include <loom/core/progress.hpp>
 #  include <loom/tra/ia/placement.hpp>
 #  include <loom/tra/mpi/environment.hpp>
+#  include <loom/tra/mpi/wire.hpp>
 #  include <loom/tra/relation.hpp>
+#  include <loom/tra/sparse_operators.hpp>
+#  include <loom/tra/sparse_tiles.hpp>
 
 #  include <climits>
 #  include <cstddef>
@@ -27,7 +30,12 @@
 namespace loom::tra::mpi {
 
 namespace detail {
-// A tuple travels as K int64 keys then the tile's values (every tile of a relation has one shape).
+template <class Rel> inline constexpr bool holds_sparse_tiles = false;
+template <class T, storage_format F, std::size_t K>
+inline constexpr bool holds_sparse_tiles<sparse_relation<T, F, K>> = true;
+
+// A tuple of dense tiles travels as K int64 keys then the tile's values (every tile of a relation
+// has one shape); a sparse tile as its key and compact arrays (wire.hpp), never expanded.
 template <class Rel> std::size_t record_bytes(const Rel& r) {
   return Rel::key_arity * sizeof(std::int64_t) +
          static_cast<std::size_t>(volume(r.tile_shape())) * sizeof(typename Rel::value_type);
@@ -35,38 +43,57 @@ template <class Rel> std::size_t record_bytes(const Rel& r) {
 template <class Rel>
 void append(std::vector<char>& buf, const typename Rel::key_type& key,
             const typename Rel::tile_type& t) {
-  static_assert(std::is_trivially_copyable_v<typename Rel::value_type>,
-                "loom::tra::mpi: tiles must hold trivially copyable values to be sent");
-  const std::size_t at = buf.size();
-  const std::size_t kb = Rel::key_arity * sizeof(std::int64_t);
-  const std::size_t vb = static_cast<std::size_t>(t.size()) * sizeof(typename Rel::value_type);
-  buf.resize(at + kb + vb);
-  if (kb) std::memcpy(buf.data() + at, key.data(), kb);
-  if (vb) std::memcpy(buf.data() + at + kb, t.data().data(), vb);
+  if constexpr (holds_sparse_tiles<Rel>) {
+    pack_tile(buf, key, t);
+  } else {
+    static_assert(std::is_trivially_copyable_v<typename Rel::value_type>,
+                  "loom::tra::mpi: tiles must hold trivially copyable values to be sent");
+    const std::size_t at = buf.size();
+    const std::size_t kb = Rel::key_arity * sizeof(std::int64_t);
+    const std::size_t vb = static_cast<std::size_t>(t.size()) * sizeof(typename Rel::value_type);
+    buf.resize(at + kb + vb);
+    if (kb) std::memcpy(buf.data() + at, key.data(), kb);
+    if (vb) std::memcpy(buf.data() + at + kb, t.data().data(), vb);
+  }
 }
-// Adds every record of `buf` to `out`; a key already present must hold the same tile when
-// `check` (collect), else the replica is skipped (broadcast of replicated data).
+// Adds `t` under `key` to `out`; a key already present must hold the same tile when `check`
+// (collect), else the replica is skipped (broadcast of replicated data).
+template <class Rel>
+void add_received(Rel& out, const typename Rel::key_type& key, typename Rel::tile_type t,
+                  bool check, int from) {
+  if (const auto* have = out.find(key)) {
+    if (check && !tiles_equal(*have, t))
+      throw error("loom::tra::mpi: key " + to_string(key) + " holds different tiles on rank " +
+                  std::to_string(from) +
+                  " and another rank (a local join or aggregation ran on incomplete data)");
+    return;
+  }
+  out.insert(key, std::move(t));
+}
+// Adds every tuple of `buf` to `out` (add_received).
 template <class Rel> void read_into(Rel& out, std::span<const char> buf, bool check, int from) {
-  const std::size_t rb = record_bytes(out);
-  const std::size_t kb = Rel::key_arity * sizeof(std::int64_t);
-  if (rb == 0 || buf.size() % rb != 0)
-    throw error("loom::tra::mpi: received " + std::to_string(buf.size()) + " bytes from rank " +
-                std::to_string(from) + ", not a whole number of " + std::to_string(rb) +
-                "-byte tuples (ranks disagree on the relation's shape)");
-  for (std::size_t at = 0; at < buf.size(); at += rb) {
-    typename Rel::key_type key{};
-    if (kb) std::memcpy(key.data(), buf.data() + at, kb);
-    typename Rel::tile_type t(out.tile_shape());
-    if (rb > kb) std::memcpy(t.data().data(), buf.data() + at + kb, rb - kb);
-    if (const auto* have = out.find(key)) {
-      if (check && !(*have == t))
-        throw error("loom::tra::mpi: key " + to_string(key) + " holds different tiles on rank " +
-                    std::to_string(from) +
-                    " and another rank (a local join or aggregation ran "
-                    "on incomplete data)");
-      continue;
+  if constexpr (holds_sparse_tiles<Rel>) {
+    byte_reader in{buf, 0, from};
+    while (!in.done()) {
+      auto [key, t] =
+          unpack_tile<typename Rel::value_type, typename Rel::format_type, Rel::key_arity>(
+              in, out.tile_shape());
+      add_received(out, key, std::move(t), check, from);
     }
-    out.insert(key, std::move(t));
+  } else {
+    const std::size_t rb = record_bytes(out);
+    const std::size_t kb = Rel::key_arity * sizeof(std::int64_t);
+    if (rb == 0 || buf.size() % rb != 0)
+      throw error("loom::tra::mpi: received " + std::to_string(buf.size()) + " bytes from rank " +
+                  std::to_string(from) + ", not a whole number of " + std::to_string(rb) +
+                  "-byte tuples (ranks disagree on the relation's shape)");
+    for (std::size_t at = 0; at < buf.size(); at += rb) {
+      typename Rel::key_type key{};
+      if (kb) std::memcpy(key.data(), buf.data() + at, kb);
+      typename Rel::tile_type t(out.tile_shape());
+      if (rb > kb) std::memcpy(t.data().data(), buf.data() + at + kb, rb - kb);
+      add_received(out, key, std::move(t), check, from);
+    }
   }
 }
 inline int as_count(std::size_t n, const char* what) {

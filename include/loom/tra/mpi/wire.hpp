@@ -159,8 +159,9 @@ template <class T, storage_format Format> std::vector<std::int64_t> wire_widths(
 }
 
 namespace detail {
-template <class T, storage_format Format>
-void pack_tile(std::vector<char>& buf, const std::array<std::int64_t, 2>& key,
+// A tile and its key (K int64s: two for a block matrix, more under a join's keys).
+template <class T, storage_format Format, std::size_t Keys>
+void pack_tile(std::vector<char>& buf, const std::array<std::int64_t, Keys>& key,
                const tensor<T, Format>& t) {
   put(buf, key);
   if constexpr (sends_arrays<Format>) {
@@ -182,10 +183,10 @@ void pack_tile(std::vector<char>& buf, const std::array<std::int64_t, 2>& key,
 }
 
 // One tile back from its wire form, checked like any tensor built from parts.
-template <class T, storage_format Format>
-std::pair<std::array<std::int64_t, 2>, tensor<T, Format>> unpack_tile(
+template <class T, storage_format Format, std::size_t Keys = 2>
+std::pair<std::array<std::int64_t, Keys>, tensor<T, Format>> unpack_tile(
     byte_reader& in, const std::array<std::int64_t, 2>& tile_shape) {
-  const auto key = in.get<std::array<std::int64_t, 2>>();
+  const auto key = in.get<std::array<std::int64_t, Keys>>();
   if constexpr (sends_arrays<Format>) {
     typename tensor<T, Format>::level_storages levels;
     [&]<std::size_t... K>(std::index_sequence<K...>) {
