@@ -3,7 +3,8 @@
 // 2, 3 and 4 ranks: every strategy in every partition (an empty rank included), with the dense
 // factors on every rank and on rank 0 alone, each result compared with the single-process loom
 // kernel, the total bytes with the cost model's estimate and each rank's bytes and messages with
-// the strategy's formula. Values are small integers, so every summation order gives the same
+// the strategy's formula; and reading a FROSTT file into slices, each rank parsing a byte range.
+// Values are small integers, so every summation order gives the same
 // doubles.
 // SPDX-License-Identifier: BSL-1.0
 #include <loom/tra.hpp>
@@ -300,6 +301,106 @@ void test_mttkrp(const lm::transport& tr) {
   }
   MPI_TEST_CHECK(why.find("is for " + std::to_string(s + 1) + " ranks") != std::string::npos);
 }
+// read_tns_slices: rank 0 writes a FROSTT file (comments, a blank line and a repeated entry
+// included); every rank then parses one byte range and keeps its slice, the same entries as
+// distributing the whole tensor; a given shape and a skewed partition are kept; a malformed line
+// fails on every rank, the failing one naming the file and itself.
+void test_read_tns(const lm::transport& tr) {
+  const int s = static_cast<int>(tr.sites());
+  const std::array<std::int64_t, 3> shape{17, 6, 9};
+  const auto X = random_tensor(shape, 4, 33);
+  std::vector<std::array<std::int64_t, 3>> coords;
+  std::vector<double> values;
+  X.for_each_stored([&](const auto& x, double v) {
+    coords.push_back({x[0], x[1], x[2]});
+    values.push_back(v);
+  });
+  coords.push_back(coords[coords.size() / 2]);  // the file repeats one entry: summed
+  values.push_back(1);
+  const auto want = loom::from_coo<csf3>(shape, coords, values, loom::duplicates::sum);
+  const std::string path = "loom_read_tns_np" + std::to_string(s) + ".tns";
+  const std::string bad_path = "loom_read_tns_bad_np" + std::to_string(s) + ".tns";
+  if (tr.rank() == 0) {
+    std::FILE* f = std::fopen(path.c_str(), "w");
+    std::FILE* bad = std::fopen(bad_path.c_str(), "w");
+    MPI_TEST_CHECK(f && bad);
+    std::fprintf(f, "# a FROSTT file\n\n");
+    for (std::size_t e = 0; e < coords.size(); ++e) {
+      const auto& x = coords[e];
+      std::fprintf(f, "%lld %lld %lld %g\n", static_cast<long long>(x[0] + 1),
+                   static_cast<long long>(x[1] + 1), static_cast<long long>(x[2] + 1), values[e]);
+      // the malformed file: the same lines, one of them (in the last rank's part) cut short
+      if (e + 3 == coords.size())
+        std::fprintf(bad, "%lld %lld\n", static_cast<long long>(x[0] + 1),
+                     static_cast<long long>(x[1] + 1));
+      else
+        std::fprintf(bad, "%lld %lld %lld %g\n", static_cast<long long>(x[0] + 1),
+                     static_cast<long long>(x[1] + 1), static_cast<long long>(x[2] + 1), values[e]);
+    }
+    std::fclose(f);
+    std::fclose(bad);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int mode = 0; mode < 3; ++mode) {
+    const lm::traffic before = tr.sent();
+    const auto D = lm::read_tns_slices<double>(tr, path, mode);
+    const lm::traffic sent = tr.sent() - before;
+    MPI_TEST_CHECK(D.shape == shape);
+    MPI_TEST_CHECK(D.partition.mode() == mode);
+    const auto expect = lm::distribute_slices(
+        tr, want, lm::slice_partition::balanced(mode, shape[static_cast<std::size_t>(mode)], s));
+    MPI_TEST_CHECK(D.local.nnz() == expect.local.nnz());
+    expect.local.for_each_stored(
+        [&](const auto& x, double v) { MPI_TEST_CHECK(D.local.at(x[0], x[1], x[2]) == v); });
+    MPI_TEST_CHECK(allreduce(D.local.nnz()) == want.nnz());
+    // each entry moves at most once, as entry_bytes; one rank reads everything and moves nothing
+    MPI_TEST_CHECK(allreduce(sent.bytes) <=
+                   static_cast<std::int64_t>(coords.size() * lm::entry_bytes<double>));
+    if (s == 1) MPI_TEST_CHECK(sent == lm::traffic{});
+  }
+  // a given shape (larger than the file's coordinates) and a skewed partition of it
+  const std::array<std::int64_t, 3> wider{20, 6, 9};
+  const auto skewed = [&](const std::array<std::int64_t, 3>& e) {
+    std::vector<std::int64_t> cuts{0};
+    for (int r = 1; r < s; ++r) cuts.push_back(std::min<std::int64_t>(e[0], 12 + r));
+    cuts.push_back(e[0]);
+    return lm::slice_partition::at(0, cuts);
+  };
+  const auto W = lm::read_tns_slices<double>(tr, path, 0, wider, skewed);
+  MPI_TEST_CHECK(W.shape == wider);
+  MPI_TEST_CHECK(W.partition.cuts() == skewed(wider).cuts());
+  MPI_TEST_CHECK(allreduce(W.local.nnz()) == want.nnz());
+  W.local.for_each_stored([&](const auto& x, double v) {
+    MPI_TEST_CHECK(W.partition.owner({x[0], x[1], x[2]}) == tr.rank());
+    MPI_TEST_CHECK(want.at(x[0], x[1], x[2]) == v);
+  });
+  // errors: every rank throws; the rank that read the short line names the file and itself
+  std::string why;
+  try {
+    (void)lm::read_tns_slices<double>(tr, bad_path, 0);
+  } catch (const loom::error& e) {
+    why = e.what();
+  }
+  MPI_TEST_CHECK(!why.empty());
+  MPI_TEST_CHECK(why.find("(rank " + std::to_string(tr.rank()) + ")") != std::string::npos);
+  MPI_TEST_CHECK(why.find(bad_path) != std::string::npos);
+  if (tr.rank() == s - 1)
+    MPI_TEST_CHECK(why.find("expected 4 tokens") != std::string::npos);
+  else
+    MPI_TEST_CHECK(why.find("another rank could not read its part") != std::string::npos);
+  why.clear();
+  try {  // a coordinate outside the given shape
+    (void)lm::read_tns_slices<double>(tr, path, 1, std::array<std::int64_t, 3>{17, 5, 9});
+  } catch (const loom::error& e) {
+    why = e.what();
+  }
+  MPI_TEST_CHECK(!why.empty());
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (tr.rank() == 0) {
+    std::remove(path.c_str());
+    std::remove(bad_path.c_str());
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -311,6 +412,7 @@ int main(int argc, char** argv) {
     lm::transport tr;
     test_sddmm(tr);
     test_mttkrp(tr);
+    test_read_tns(tr);
     if (tr.rank() == 0)
       std::printf("tests.mpi.factor_kernels: %d ranks, %d checks on rank 0 passed\n",
                   static_cast<int>(tr.sites()), mpi_test::checks);

@@ -141,6 +141,8 @@ TEST_CASE("sparse tiles: an incomplete local aggregation is reported at collecti
   REQUIRE(t);
   CHECK(tiles_equal(*t, loom::tensor<double, loom::dcsc>(*t)));
   CHECK(!tiles_equal(*t, loom::tensor<double, loom::csr>({4, 4})));
-  CHECK(tiles_equal(loom::tensor<double, loom::csr>({4, 4}), loom::tensor<double, loom::coo>({4, 4})));
-  CHECK(!tiles_equal(loom::tensor<double, loom::csr>({4, 4}), loom::tensor<double, loom::csr>({4, 5})));
+  CHECK(tiles_equal(loom::tensor<double, loom::csr>({4, 4}),
+                    loom::tensor<double, loom::coo>({4, 4})));
+  CHECK(!tiles_equal(loom::tensor<double, loom::csr>({4, 4}),
+                     loom::tensor<double, loom::csr>({4, 5})));
 }

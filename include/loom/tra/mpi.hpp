@@ -18,6 +18,7 @@
 #include <loom/tra/mpi/mttkrp.hpp>
 #include <loom/tra/mpi/partition.hpp>
 #include <loom/tra/mpi/read_matrix_market.hpp>
+#include <loom/tra/mpi/read_tns.hpp>
 #include <loom/tra/mpi/sddmm.hpp>
 #include <loom/tra/mpi/sparse.hpp>
 #include <loom/tra/mpi/sparse_kernels.hpp>
