@@ -114,8 +114,9 @@ template <class F> double local_ms(const setup& su, F&& f) {
   return mine;
 }
 
-// One JSON line on rank 0: the kernel, sizes, the strategy run and the model's pick, the
-// distributed time, and per rank the local compute time and what it sent.
+// One JSON line on rank 0: the kernel, sizes, the strategy run, the model's pick and its estimate
+// of the bytes the strategy run sends (all ranks), the distributed time, and per rank the local
+// compute time and what it sent.
 void report(const setup& su, const char* kernel, const std::string& params,
             const lm::sparse_report& rep, double total_ms, double compute_ms,
             const lm::traffic& sent) {
@@ -129,9 +130,10 @@ void report(const setup& su, const char* kernel, const std::string& params,
     if (rep.candidates[c].cost < rep.candidates[best].cost) best = c;
   std::printf(
       "{\"kernel\": \"%s\", \"scaling\": \"%s\", \"ranks\": %d, %s, \"strategy\": \"%s\", "
-      "\"model_pick\": \"%s\", \"total_ms\": %.3f, \"per_rank\": [",
+      "\"model_pick\": \"%s\", \"model_bytes\": %.0f, \"total_ms\": %.3f, \"per_rank\": [",
       kernel, su.weak ? "weak" : "strong", su.ranks, params.c_str(),
-      rep.candidates[rep.chosen].name.c_str(), rep.candidates[best].name.c_str(), total_ms);
+      rep.candidates[rep.chosen].name.c_str(), rep.candidates[best].name.c_str(),
+      rep.candidates[rep.chosen].bytes, total_ms);
   for (int q = 0; q < su.ranks; ++q)
     std::printf("%s{\"compute_ms\": %.3f, \"bytes\": %.0f, \"messages\": %.0f}", q ? ", " : "",
                 all[static_cast<std::size_t>(3 * q)], all[static_cast<std::size_t>(3 * q + 1)],

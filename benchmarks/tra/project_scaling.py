@@ -85,6 +85,19 @@ def main():
                   f"{fb:.0f} | {max(x['messages'] for x in pr):.0f} | {r['strategy']} | "
                   f"{r['model_pick']} |")
 
+    print("\n### Bytes sent against the cost model's estimate (all ranks, the strategy run; SpMV:"
+          " its estimate per product times the products of a call)\n")
+    print("| kernel | scaling | ranks | bytes sent | model's estimate | sent / estimate |")
+    print("|---|---|---:|---:|---:|---:|")
+    for (kernel, scaling), rs in sorted(by.items()):
+        for r in sorted(rs, key=lambda r: r["ranks"]):
+            if "model_bytes" not in r or r["ranks"] == 1:
+                continue
+            sent = sum(x["bytes"] for x in r["per_rank"])
+            est = r["model_bytes"] * r.get("iterations", 1)  # the estimate is per product
+            ratio = f"{sent / est:.3f}" if est > 0 else "-"
+            print(f"| {kernel} | {scaling} | {r['ranks']} | {sent:.0f} | {est:.0f} | {ratio} |")
+
     print(f"\n### Projected (alpha = {args.alpha:g} s per message, beta = {args.beta:g} s per byte)\n")
     print("Each cell: the busiest rank's time in ms (its communication in ms), and the efficiency:"
           " T(1) / (P T(P)) for strong scaling, T(1) / T(P) for weak.\n")
