@@ -175,9 +175,10 @@ class database {
  public:
   /// What the joins did with the key indexes: `built` indexes over whole tables, kept; `reused`
   /// such an index already kept; `filtered` an index of a table's rows that pass its own WHERE
-  /// terms, built for one query and dropped (see `loom::sql_compiler::run`).
+  /// terms, built for one query and dropped (see `loom::sql_compiler::run`); `narrowed` an index
+  /// of the rows that have a partner in the next joined table (a semi-join), built for one query.
   struct index_counts {
-    std::size_t built = 0, reused = 0, filtered = 0;
+    std::size_t built = 0, reused = 0, filtered = 0, narrowed = 0;
   };
 
   database() = default;
@@ -308,6 +309,11 @@ class database {
   void count_filtered() const {
     const std::lock_guard lock(cache_->mutex);
     ++cache_->counts.filtered;
+  }
+  /// For the joins: counts an index narrowed to the rows with a partner in the next table.
+  void count_narrowed() const {
+    const std::lock_guard lock(cache_->mutex);
+    ++cache_->counts.narrowed;
   }
 
  private:

@@ -1471,13 +1471,19 @@ template <const query& Q> struct join_scan {
     return static_cast<double>(passed) / static_cast<double>(samples);
   }
 
-  /// Step s's index: the database's kept one, or one of the rows that pass the table's terms.
-  void index_step(std::size_t s, join_context& c, double& probes, step_indexes& steps) const {
-    const std::size_t t = order[s];
-    std::vector<const relational::column*> columns;  // a dense key indexes by its first alone
+  /// The columns step s's index keys on (a dense key indexes by its first alone).
+  std::vector<const relational::column*> step_columns(std::size_t s) const {
+    std::vector<const relational::column*> columns;
     for (int j = 0; j < (keys[s].dense ? 1 : keys[s].count); ++j)
       columns.push_back(
           b.columns[static_cast<std::size_t>(keys[s].build[static_cast<std::size_t>(j)])].source);
+    return columns;
+  }
+
+  /// Step s's index: the database's kept one, or one of the rows that pass the table's terms.
+  void index_step(std::size_t s, join_context& c, double probes, step_indexes& steps) const {
+    const std::size_t t = order[s];
+    const std::vector<const relational::column*> columns = step_columns(s);
     const bool own_terms = has_terms[T + t];
     const double kept = own_terms ? selectivity(static_cast<int>(T + t), t, c) : 1.0;
     if (db && probes * (1.0 - kept) <= static_cast<double>(rows[t])) {
@@ -1494,18 +1500,88 @@ template <const query& Q> struct join_scan {
           key_index::build(columns, std::move(passing), keys[s].dense, rows[t]));
       if (db) db->count_filtered();
     }
-    probes *= kept;
+  }
+
+  /// The rows estimated to reach each step: the scanned table's rows that pass its terms, times
+  /// the share of each joined table's rows that pass its own terms (join fan-out not counted).
+  std::array<double, T> probes_reaching(join_context& c) const {
+    std::array<double, T> at{};
+    at[0] = static_cast<double>(rows[order[0]]) * selectivity(0, order[0], c);
+    for (std::size_t s = 1; s < T; ++s) {
+      const std::size_t t = order[s - 1];
+      at[s] = at[s - 1] *
+              (s == 1 || !has_terms[T + t] ? 1.0 : selectivity(static_cast<int>(T + t), t, c));
+    }
+    return at;
+  }
+
+  /// Whether step s's index is narrowed to the rows with a partner at step s + 1 (a semi-join,
+  /// see narrow_by_partners) when a quarter or more of them have none.
+  bool may_narrow(std::size_t s, const std::array<double, T>& probes_at) const {
+    return s >= 1 && s + 1 < T && probes_only(s + 1, order[s]) &&
+           probes_at[s] >= static_cast<double>(rows[order[s]]);
+  }
+
+  /// Whether step s's lookup keys are all columns of table t.
+  bool probes_only(std::size_t s, std::size_t t) const {
+    for (int j = 0; j < keys[s].count; ++j)
+      if (b.table_of[static_cast<std::size_t>(keys[s].probe[static_cast<std::size_t>(j)])] != t)
+        return false;
+    return true;
+  }
+
+  /// Whether the row of step s's table in `c` has a partner at step s + 1 (a match of the keys
+  /// that passes the partner table's own terms).
+  bool has_partner(std::size_t s, join_context& c, const step_indexes& steps) const {
+    const key_index& h = *steps.index[s + 1];
+    const std::size_t next = order[s + 1];
+    for (std::int64_t e = lookup(s + 1, h, c); e != none; e = h.next[static_cast<std::size_t>(e)]) {
+      c.rows[next] = h.row[static_cast<std::size_t>(e)];
+      if (keys[s + 1].count > h.keys && !other_keys_equal(s + 1, h.keys, c)) continue;
+      if (steps.filter_on_probe[s + 1] && !pass(static_cast<int>(T + next), c)) continue;
+      return true;
+    }
+    return false;
+  }
+
+  /// A semi-join: when step s + 1 looks up only step s's table (a dimension chain such as
+  /// lineitem -> supplier -> nation with a filter on nation), step s's index keeps only the rows
+  /// with a partner there, so that a probe that would fail at s + 1 fails at s, one lookup
+  /// earlier. Done where s is probed at least as often as its table has rows (the narrowing reads
+  /// each row once) and the index shrinks by a quarter or more; from the last step back, so a
+  /// chain narrows all the way.
+  void narrow_by_partners(join_context& c, const std::array<double, T>& probes_at,
+                          step_indexes& steps) const {
+    for (std::size_t s = T - 1; s-- > 1;) {
+      const std::size_t t = order[s];
+      if (!may_narrow(s, probes_at)) continue;
+      const key_index& h = *steps.index[s];
+      std::vector<std::size_t> kept;
+      for (const std::size_t r : h.row) {
+        c.rows[t] = r;
+        if (steps.filter_on_probe[s] && !pass(static_cast<int>(T + t), c)) continue;
+        if (has_partner(s, c, steps)) kept.push_back(r);
+      }
+      if (kept.size() * 4 > h.row.size() * 3) continue;
+      steps.index[s] = std::make_shared<const key_index>(
+          key_index::build(step_columns(s), std::move(kept), keys[s].dense, rows[t]));
+      steps.filter_on_probe[s] = false;
+      if (db) db->count_narrowed();
+    }
   }
 
   template <class Visit> void operator()(Visit&& visit) const {
     step_indexes steps;
     join_context c{b, {}};
     const std::size_t start = order[0];
-    double probes = static_cast<double>(rows[start]) * selectivity(0, start, c);
+    const std::array<double, T> probes_at = probes_reaching(c);
     for (std::size_t s = 1; s < T; ++s) {
-      index_step(s, c, probes, steps);
+      index_step(s, c, probes_at[s], steps);
       if (steps.index[s]->empty()) return;  // nothing can match
     }
+    narrow_by_partners(c, probes_at, steps);
+    for (std::size_t s = 1; s < T; ++s)
+      if (steps.index[s]->empty()) return;
     for_each_row_within(active_bounds<Q>(b, static_cast<std::ptrdiff_t>(start)), rows[start],
                         [&](std::size_t r) {
                           c.rows[start] = r;

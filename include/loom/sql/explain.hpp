@@ -275,6 +275,8 @@ std::string explain(const std::vector<const relational::table*>& tables,
       return ids;
     };
     const std::size_t start = scan.order[0];
+    detail::join_context c{*b, {}};
+    const auto probes_at = scan.probes_reaching(c);
     text += "scan " + detail::table_text(Q, start) + rows(start) + "\n";
     if (const auto own = stage_terms(0); !own.empty())
       text += "  filter: " + detail::terms_text(Q, own) + "\n";
@@ -294,6 +296,9 @@ std::string explain(const std::vector<const relational::table*>& tables,
         text += "  filter " + detail::table_text(Q, t) + ": " + detail::terms_text(Q, own) + "\n";
       if (const auto joined = stage_terms(static_cast<int>(s)); !joined.empty())
         text += "  test joined rows: " + detail::terms_text(Q, joined) + "\n";
+      if (scan.may_narrow(s, probes_at))
+        text += "  semi-join: indexes only the rows with a partner in " +
+                detail::table_text(Q, scan.order[s + 1]) + " (when a quarter or more have none)\n";
     }
     if (!std::isnan(scan.estimated_work)) {
       text += "estimated work " + detail::work_text(scan.estimated_work);
