@@ -220,3 +220,39 @@ TEST_CASE("sql_database: queries on one database from two threads share its inde
   CHECK(db.counts().built >= 1);
   CHECK(db.counts().built == db.index_count());
 }
+
+TEST_CASE("key_index: every row of a table sorted on its key is indexed by runs, without arrays") {
+  namespace sc = loom::sql_compiler;
+  const rel::table t =
+      rel::read_csv_text("k,v\n3,1\n3,2\n4,3\n7,4\n7,5\n7,6\n9,7\n", "t",
+                         {{"k", rel::column_type::int64}, {"v", rel::column_type::int64}});
+  const std::vector<const rel::column*> key{&t["k"]};
+  const auto walk = [](const sc::key_index& h, double k) {
+    std::vector<std::size_t> rows;
+    sc::key_index::key_type probe{};
+    probe[0] = k;
+    for (std::int64_t e = h.find(probe); e != sc::key_index::none; e = h.next_of(e))
+      rows.push_back(h.row_of(e));
+    return rows;
+  };
+  const sc::key_index runs = sc::key_index::build(key, {0, 1, 2, 3, 4, 5, 6}, true, 7);
+  CHECK(runs.runs);
+  CHECK(runs.row.empty());
+  CHECK(runs.next.empty());
+  CHECK(runs.size() == 7);
+  CHECK(walk(runs, 7) == std::vector<std::size_t>{3, 4, 5});
+  CHECK(walk(runs, 3) == std::vector<std::size_t>{0, 1});
+  CHECK(walk(runs, 9) == std::vector<std::size_t>{6});
+  CHECK(walk(runs, 5).empty());
+  CHECK(walk(runs, 10).empty());
+  // some of the rows: chained as before, and walked alike
+  const sc::key_index some = sc::key_index::build(key, {1, 3, 5, 6}, true, 7);
+  CHECK(!some.runs);
+  CHECK(walk(some, 7) == std::vector<std::size_t>{3, 5});
+  CHECK(walk(some, 3) == std::vector<std::size_t>{1});
+  // a key that falls somewhere: chained
+  const rel::table u = rel::read_csv_text("k\n3\n1\n3\n", "u", {{"k", rel::column_type::int64}});
+  const sc::key_index unsorted = sc::key_index::build({&u["k"]}, {0, 1, 2}, true, 3);
+  CHECK(!unsorted.runs);
+  CHECK(walk(unsorted, 3) == std::vector<std::size_t>{0, 2});
+}

@@ -40,12 +40,12 @@ struct star {
                                        {"f_dim", column_type::int64},
                                        {"f_grp", column_type::int64},
                                        {"f_val", column_type::int64}}));
-    db.add("dim", rel::read_csv_text(dim, "dim",
-                                     {{"d_key", column_type::int64},
-                                      {"d_group", column_type::int64}}));
-    db.add("grp", rel::read_csv_text(grp, "grp",
-                                     {{"g_key", column_type::int64},
-                                      {"g_name", column_type::string}}));
+    db.add("dim",
+           rel::read_csv_text(dim, "dim",
+                              {{"d_key", column_type::int64}, {"d_group", column_type::int64}}));
+    db.add("grp",
+           rel::read_csv_text(grp, "grp",
+                              {{"g_key", column_type::int64}, {"g_name", column_type::string}}));
     return db;
   }
 };

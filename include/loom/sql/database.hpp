@@ -48,8 +48,25 @@ struct key_index {
   std::unordered_map<key_type, std::int64_t, key_hash> first_of;
   std::vector<std::size_t> row;    // entry -> the table's row
   std::vector<std::int64_t> next;  // entry -> the next entry of the same key
+  // A direct index of every row of a table whose key never decreases down the table (lineitem
+  // on l_orderkey) keeps neither array: entry e is row e, and a key's rows follow each other
+  // (built in one pass, walked in table order).
+  bool runs = false;
+  const std::int64_t* run_keys = nullptr;  // the key column, while the table lives
+  std::size_t run_rows = 0;
 
-  bool empty() const { return row.empty(); }
+  std::size_t size() const { return runs ? run_rows : row.size(); }
+  bool empty() const { return size() == 0; }
+  /// The table's row of entry e.
+  std::size_t row_of(std::int64_t e) const {
+    return runs ? static_cast<std::size_t>(e) : row[static_cast<std::size_t>(e)];
+  }
+  /// The entry after e with e's key, or `none`.
+  std::int64_t next_of(std::int64_t e) const {
+    if (!runs) return next[static_cast<std::size_t>(e)];
+    const auto n = static_cast<std::size_t>(e) + 1;
+    return n < run_rows && run_keys[n] == run_keys[n - 1] ? static_cast<std::int64_t>(n) : none;
+  }
 
   /// Whether integer values from `low` to `high` index an array for a table of `rows` rows.
   static bool dense(std::int64_t low, std::int64_t high, std::size_t rows) {
@@ -75,21 +92,34 @@ struct key_index {
                          std::vector<std::size_t> rows, bool try_direct, std::size_t table_rows) {
     key_index h;
     h.row = std::move(rows);
-    h.next.assign(h.row.size(), none);
     const relational::column& single = *columns.front();
     if (try_direct && single.is_integer() && !h.row.empty()) {
       const std::int64_t* v = single.ints().data();
       std::int64_t lo = v[h.row.front()], hi = lo;
-      for (std::size_t r : h.row) {
-        lo = std::min(lo, v[r]);
-        hi = std::max(hi, v[r]);
+      bool rising = h.row.size() == table_rows;  // every row (they come in increasing order)
+      for (std::size_t e = 0; e < h.row.size(); ++e) {
+        const std::int64_t x = v[h.row[e]];
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+        rising = rising && (e == 0 || x >= v[h.row[e - 1]]);
       }
       h.direct = dense(lo, hi, table_rows);
       if (h.direct) {
         h.low = lo;
         h.first.assign(static_cast<std::size_t>(hi - lo) + 1, none);
       }
+      if (h.direct && rising) {
+        h.runs = true;
+        h.run_keys = v;
+        h.run_rows = table_rows;
+        h.keys = 1;
+        for (std::size_t r = table_rows; r-- > 0;)
+          h.first[static_cast<std::size_t>(v[r] - lo)] = static_cast<std::int64_t>(r);
+        h.row = {};
+        return h;
+      }
     }
+    h.next.assign(h.row.size(), none);
     h.keys = h.direct ? 1 : static_cast<int>(std::min<std::size_t>(columns.size(), max_keys));
     // Inserted backwards, so each key's chain lists its rows in table order.
     for (std::size_t e = h.row.size(); e-- > 0;) {

@@ -1450,8 +1450,8 @@ template <const query& Q> struct join_scan {
     } else {
       const key_index& h = *steps.index[S];
       const std::size_t table = order[S];
-      for (std::int64_t e = lookup(S, h, c); e != none; e = h.next[static_cast<std::size_t>(e)]) {
-        c.rows[table] = h.row[static_cast<std::size_t>(e)];
+      for (std::int64_t e = lookup(S, h, c); e != none; e = h.next_of(e)) {
+        c.rows[table] = h.row_of(e);
         if (keys[S].count > h.keys && !other_keys_equal(S, h.keys, c)) continue;
         if (steps.filter_on_probe[S] && !pass(static_cast<int>(T + table), c)) continue;
         if (pass(static_cast<int>(S), c)) descend<S + 1>(c, steps, visit);
@@ -1535,8 +1535,8 @@ template <const query& Q> struct join_scan {
   bool has_partner(std::size_t s, join_context& c, const step_indexes& steps) const {
     const key_index& h = *steps.index[s + 1];
     const std::size_t next = order[s + 1];
-    for (std::int64_t e = lookup(s + 1, h, c); e != none; e = h.next[static_cast<std::size_t>(e)]) {
-      c.rows[next] = h.row[static_cast<std::size_t>(e)];
+    for (std::int64_t e = lookup(s + 1, h, c); e != none; e = h.next_of(e)) {
+      c.rows[next] = h.row_of(e);
       if (keys[s + 1].count > h.keys && !other_keys_equal(s + 1, h.keys, c)) continue;
       if (steps.filter_on_probe[s + 1] && !pass(static_cast<int>(T + next), c)) continue;
       return true;
@@ -1557,12 +1557,13 @@ template <const query& Q> struct join_scan {
       if (!may_narrow(s, probes_at)) continue;
       const key_index& h = *steps.index[s];
       std::vector<std::size_t> kept;
-      for (const std::size_t r : h.row) {
+      for (std::int64_t e = 0; e < static_cast<std::int64_t>(h.size()); ++e) {
+        const std::size_t r = h.row_of(e);
         c.rows[t] = r;
         if (steps.filter_on_probe[s] && !pass(static_cast<int>(T + t), c)) continue;
         if (has_partner(s, c, steps)) kept.push_back(r);
       }
-      if (kept.size() * 4 > h.row.size() * 3) continue;
+      if (kept.size() * 4 > h.size() * 3) continue;
       steps.index[s] = std::make_shared<const key_index>(
           key_index::build(step_columns(s), std::move(kept), keys[s].dense, rows[t]));
       steps.filter_on_probe[s] = false;
