@@ -318,46 +318,66 @@ int main(int argc, char** argv) {
   }
   std::fflush(stdout);
 
-  // loom, cold: each query alone in a process forked now, before any index is kept.
-  std::map<std::string, timing> loom;
-  for (const query_case& q : queries) {
-    int fd[2];
-    if (pipe(fd) != 0) return 1;
-    const pid_t child = fork();
-    if (child == 0) {
-      close(fd[0]);
-      const double start = bench::now_ms();
-      (void)q.run(db);
-      const double ms = bench::now_ms() - start;
-      if (write(fd[1], &ms, sizeof ms) != sizeof ms) _exit(1);
-      _exit(0);
-    }
-    close(fd[1]);
-    double ms = NAN;
-    if (read(fd[0], &ms, sizeof ms) != sizeof ms) ms = NAN;
-    close(fd[0]);
-    int status = 0;
-    waitpid(child, &status, 0);
-    loom[q.name].cold = ms;
-  }
-  // loom, in one process: every query once in order (keeping indexes), then warm.
+  // loom with 1, then 2 threads a query (loom::set_num_threads), each from no kept index:
+  // cold, each query alone in a process forked now; then every query once in order in this
+  // process (keeping indexes: "first"), then warm. The 2-thread results must equal the 1-thread.
+  std::map<int, std::map<std::string, timing>> mine;
   std::map<std::string, cells> expected;
-  for (const query_case& q : queries) {
-    t0 = bench::now_ms();
-    expected[q.name] = cells_of(q.run(db));
-    loom[q.name].first = bench::now_ms() - t0;
+  bool threads_agree = true;
+  for (const int n : {1, 2}) {
+    loom::set_num_threads(n);
+    db.drop_indexes();
+    const auto before = db.counts();
+    for (const query_case& q : queries) {
+      int fd[2];
+      if (pipe(fd) != 0) return 1;
+      const pid_t child = fork();
+      if (child == 0) {
+        close(fd[0]);
+        const double start = bench::now_ms();
+        (void)q.run(db);
+        const double ms = bench::now_ms() - start;
+        if (write(fd[1], &ms, sizeof ms) != sizeof ms) _exit(1);
+        _exit(0);
+      }
+      close(fd[1]);
+      double ms = NAN;
+      if (read(fd[0], &ms, sizeof ms) != sizeof ms) ms = NAN;
+      close(fd[0]);
+      int status = 0;
+      waitpid(child, &status, 0);
+      mine[n][q.name].cold = ms;
+    }
+    for (const query_case& q : queries) {
+      t0 = bench::now_ms();
+      const rel::table r = q.run(db);
+      mine[n][q.name].first = bench::now_ms() - t0;
+      if (n == 1) {
+        expected[q.name] = cells_of(r);
+      } else {
+        std::string why;
+        if (!agree(expected[q.name], cells_of(r), why)) {
+          threads_agree = false;
+          std::printf("loom %s with 2 threads differs: %s\n", q.name.c_str(), why.c_str());
+        }
+      }
+    }
+    for (const query_case& q : queries) {
+      timing& t = mine[n][q.name];
+      const double first = t.first;
+      time_runs(
+          t, [&] { (void)q.run(db); }, reps, budget);
+      t.first = first;
+    }
+    const auto counts = db.counts();
+    std::printf(
+        "loom, %d thread(s): %zu indexes built and kept, %zu reused, %zu filtered, %zu "
+        "narrowed\n",
+        n, counts.built - before.built, counts.reused - before.reused,
+        counts.filtered - before.filtered, counts.narrowed - before.narrowed);
+    std::fflush(stdout);
   }
-  for (const query_case& q : queries) {
-    timing& t = loom[q.name];
-    const double first = t.first;
-    time_runs(
-        t, [&] { (void)q.run(db); }, reps, budget);
-    t.first = first;
-  }
-  const auto counts = db.counts();
-  std::printf("loom: %zu indexes built and kept, %zu reused, %zu filtered indexes built\n",
-              counts.built, counts.reused, counts.filtered);
-  std::fflush(stdout);
+  loom::set_num_threads(0);
 
   // SQLite: examples/tpch/sql/<query>.sql.
   std::map<std::string, timing> lite;
@@ -425,12 +445,13 @@ int main(int argc, char** argv) {
 
   auto check = [](const timing& t) { return !t.checked ? "" : t.equal ? " ✓" : " ✗"; };
   std::printf(
-      "\n| query | loom cold | loom first | loom warm | DuckDB 1 cold | DuckDB 1 warm | DuckDB 2 "
-      "cold | DuckDB 2 warm | SQLite cold | SQLite warm |\n"
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+      "\n| query | loom 1 cold | loom 1 first | loom 1 warm | loom 2 cold | loom 2 warm | DuckDB 1 "
+      "cold | DuckDB 1 warm | DuckDB 2 cold | DuckDB 2 warm | SQLite cold | SQLite warm |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   std::map<std::string, double> sums;
   for (const query_case& q : queries) {
-    const timing& l = loom[q.name];
+    const timing& l = mine[1][q.name];
+    const timing& l2 = mine[2][q.name];
     const timing d1 = duck[1].times.count(q.name) ? duck[1].times[q.name] : timing{};
     const timing d2 = duck[2].times.count(q.name) ? duck[2].times[q.name] : timing{};
     const timing s = lite.count(q.name) ? lite[q.name] : timing{};
@@ -439,11 +460,13 @@ int main(int argc, char** argv) {
              (t.runs > 0 && t.runs < reps ? " (" + std::to_string(t.runs) + ")" : std::string());
     };
     const std::string lite_cold = s.stopped ? "> " + ms_cell(sqlite_limit) : ms_cell(s.cold);
-    std::printf("| %s | %s | %s | %s | %s | %s%s | %s | %s%s | %s | %s%s |\n", q.name.c_str(),
-                ms_cell(l.cold).c_str(), ms_cell(l.first).c_str(), warm(l).c_str(),
-                ms_cell(d1.cold).c_str(), warm(d1).c_str(), check(d1), ms_cell(d2.cold).c_str(),
-                warm(d2).c_str(), check(d2), lite_cold.c_str(), warm(s).c_str(), check(s));
+    std::printf("| %s | %s | %s | %s | %s | %s | %s | %s%s | %s | %s%s | %s | %s%s |\n",
+                q.name.c_str(), ms_cell(l.cold).c_str(), ms_cell(l.first).c_str(), warm(l).c_str(),
+                ms_cell(l2.cold).c_str(), warm(l2).c_str(), ms_cell(d1.cold).c_str(),
+                warm(d1).c_str(), check(d1), ms_cell(d2.cold).c_str(), warm(d2).c_str(), check(d2),
+                lite_cold.c_str(), warm(s).c_str(), check(s));
     sums["loom"] += l.first;
+    sums["loom2"] += l2.first;
     sums["d1"] += d1.first;
     sums["d2"] += d2.first;
     sums["sqlite"] += s.first;
@@ -453,8 +476,9 @@ int main(int argc, char** argv) {
     std::printf("| %s | %s | %s | %s |\n", who.c_str(), ms_cell(load).c_str(), ms_cell(q).c_str(),
                 ms_cell(load + q).c_str());
   };
-  line("loom, " + std::to_string(threads) + " threads to load", parallel_ms[threads], sums["loom"]);
-  line("loom, 1 thread to load", parallel_ms[1], sums["loom"]);
+  line("loom, " + std::to_string(threads) + " threads to load, 2 a query", parallel_ms[threads],
+       sums["loom2"]);
+  line("loom, 1 thread to load and a query", parallel_ms[1], sums["loom"]);
   if (duckdb) {
     line("DuckDB, 1 thread", duck[1].load, sums["d1"]);
     line("DuckDB, 2 threads", duck[2].load, sums["d2"]);
@@ -465,7 +489,7 @@ int main(int argc, char** argv) {
                   ? ", interrupted queries counted at the limit"
                   : ""),
          lite_load, sums["sqlite"]);
-  bool all_equal = true;
+  bool all_equal = threads_agree;
   for (auto* engine : {&lite, &duck[1].times, &duck[2].times})
     for (const auto& [name, t] : *engine) all_equal = all_equal && t.equal;
   std::printf("\nresults %s\n", all_equal ? "agree" : "DIFFER");

@@ -7,6 +7,8 @@
 
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
+#include <loom/parallel/settings.hpp>
+#include <loom/parallel/thread_pool.hpp>
 #include <loom/relational/column.hpp>
 #include <loom/relational/date.hpp>
 #include <loom/relational/error.hpp>
@@ -1002,11 +1004,12 @@ template <const query& Q> bound_set active_bounds(const binding& b, std::ptrdiff
 }
 
 /// Puts first the bound that the fewest of the first `n` rows pass, and so on.
-inline void order_by_selectivity(bound_set& set, std::size_t n, std::uint32_t* scratch) {
+inline void order_by_selectivity(bound_set& set, std::size_t start, std::size_t n,
+                                 std::uint32_t* scratch) {
   if (set.count < 2) return;
   std::array<std::pair<std::size_t, std::size_t>, max_nodes> passing{};  // (rows, bound)
   for (std::size_t k = 0; k < set.count; ++k)
-    passing[k] = {select_rows_passing(set.bounds[k], 0, scratch, n, true), k};
+    passing[k] = {select_rows_passing(set.bounds[k], start, scratch, n, true), k};
   std::stable_sort(passing.begin(), passing.begin() + static_cast<std::ptrdiff_t>(set.count));
   const auto given = set.bounds;
   for (std::size_t k = 0; k < set.count; ++k) set.bounds[k] = given[passing[k].second];
@@ -1030,13 +1033,15 @@ inline std::size_t select_block(const bound_set& set, std::size_t start, std::si
 /// blocks go row by row, and every 16th block measures the bounds again. `row` still tests the
 /// whole condition, bounds included. The bounds are tried in the order of how few rows of the
 /// first block pass each. Only the loop below is compiled per query.
-template <class Row> void for_each_row_within(bound_set set, std::size_t rows, Row&& row) {
+template <class Row>
+void for_each_row_within(bound_set set, std::size_t first, std::size_t last, Row&& row) {
   constexpr std::size_t block = 1024;
+  if (first >= last) return;
   std::array<std::uint32_t, block> selected;
-  order_by_selectivity(set, std::min(rows, block), selected.data());
+  order_by_selectivity(set, first, std::min(last - first, block), selected.data());
   bool selective = set.count > 0;
-  for (std::size_t start = 0, count = 0; start < rows; start += block, ++count) {
-    const std::size_t end = std::min(rows, start + block);
+  for (std::size_t start = first, count = 0; start < last; start += block, ++count) {
+    const std::size_t end = std::min(last, start + block);
     const bool every_row = set.count == 0 || (!selective && count % 16 != 0);
     std::size_t n = end - start;
     if (!every_row) {
@@ -1047,14 +1052,47 @@ template <class Row> void for_each_row_within(bound_set set, std::size_t rows, R
   }
 }
 
-/// Calls `visit(context)` for every row of the one table that satisfies WHERE.
+/// The same over rows [0, rows).
+template <class Row> void for_each_row_within(bound_set set, std::size_t rows, Row&& row) {
+  for_each_row_within(set, 0, rows, row);
+}
+
+/// How many parts a scan of `rows` rows is split into, each a contiguous range run on its own
+/// thread: as many as the parallel options allow (loom::num_threads()) with at least min_work
+/// rows a part (loom::set_parallel_min_work); one in deterministic mode (the parts' sums of
+/// doubles would be added in another order).
+inline std::size_t scan_parts(std::size_t rows) {
+  const parallel_options o = current_parallel_options();
+  if (o.deterministic || o.threads <= 1) return 1;
+  const auto per_part = static_cast<std::size_t>(std::max<std::int64_t>(o.min_work, 1));
+  return std::clamp<std::size_t>(rows / per_part, 1, static_cast<std::size_t>(o.threads));
+}
+
+/// Runs `part(k, lo, hi)` for the k-th of `parts` contiguous ranges of [0, rows), in parallel
+/// (block-aligned ranges, in order of k).
+template <class Part> void run_split(std::size_t rows, std::size_t parts, Part&& part) {
+  if (parts <= 1) return part(std::size_t{0}, std::size_t{0}, rows);
+  const auto cut = [&](std::size_t k) {
+    return std::min(rows, (rows * k / parts) & ~std::size_t{1023});
+  };
+  parallel::parallel_for(parts, static_cast<unsigned>(parts), [&](std::size_t k, unsigned) {
+    part(k, cut(k), k + 1 == parts ? rows : cut(k + 1));
+  });
+}
+
+/// Calls a visitor for every row of the one table that satisfies WHERE: `run_parts(parts,
+/// make)` splits the rows into `parts` ranges (scan_parts), part k visiting with `make(k)`.
 template <const query& Q> struct table_scan {
   const binding& b;
   std::size_t rows;
-  template <class Visit> void operator()(Visit&& visit) const {
-    for_each_row_within(active_bounds<Q>(b, -1), rows, [&](std::size_t r) {
-      const row_context c{b, r};
-      if (where<Q>(c)) visit(c);
+  std::size_t scanned_rows() const { return rows; }
+  template <class Make> void run_parts(std::size_t parts, Make&& make) const {
+    run_split(rows, parts, [&](std::size_t k, std::size_t lo, std::size_t hi) {
+      auto visit = make(k);
+      for_each_row_within(active_bounds<Q>(b, -1), lo, hi, [&](std::size_t r) {
+        const row_context c{b, r};
+        if (where<Q>(c)) visit(c);
+      });
     });
   }
 };
@@ -1571,7 +1609,11 @@ template <const query& Q> struct join_scan {
     }
   }
 
-  template <class Visit> void operator()(Visit&& visit) const {
+  std::size_t scanned_rows() const { return rows[order[0]]; }
+
+  /// Builds every step's index, then visits the joined rows: the scanned table's rows split into
+  /// `parts` ranges (scan_parts), part k visiting with `make(k)` (the indexes are shared).
+  template <class Make> void run_parts(std::size_t parts, Make&& make) const {
     step_indexes steps;
     join_context c{b, {}};
     const std::size_t start = order[0];
@@ -1583,18 +1625,51 @@ template <const query& Q> struct join_scan {
     narrow_by_partners(c, probes_at, steps);
     for (std::size_t s = 1; s < T; ++s)
       if (steps.index[s]->empty()) return;
-    for_each_row_within(active_bounds<Q>(b, static_cast<std::ptrdiff_t>(start)), rows[start],
-                        [&](std::size_t r) {
-                          c.rows[start] = r;
-                          if (pass(0, c)) descend<1>(c, steps, visit);
-                        });
+    run_split(rows[start], parts, [&](std::size_t k, std::size_t lo, std::size_t hi) {
+      auto visit = make(k);
+      join_context at{b, {}};
+      for_each_row_within(active_bounds<Q>(b, static_cast<std::ptrdiff_t>(start)), lo, hi,
+                          [&](std::size_t r) {
+                            at.rows[start] = r;
+                            if (pass(0, at)) descend<1>(at, steps, visit);
+                          });
+    });
   }
 };
 
+/// Adds b's partial aggregates to a's (one group's, from another part of the scan).
+inline void merge(accumulator& a, const accumulator& b) {
+  a.sum += b.sum;
+  a.min = std::min(a.min, b.min);
+  a.max = std::max(a.max, b.max);
+  a.count += b.count;
+  a.isum += b.isum;
+  a.imin = std::min(a.imin, b.imin);
+  a.imax = std::max(a.imax, b.imax);
+  a.distinct.insert(b.distinct.begin(), b.distinct.end());
+}
+
+/// Appends `more`'s rows to `out`'s.
+inline void append(result_values& out, result_values& more) {
+  for (std::size_t i = 0; i < max_select_items; ++i) {
+    out.values[i].insert(out.values[i].end(), more.values[i].begin(), more.values[i].end());
+    out.scaled[i].insert(out.scaled[i].end(), more.scaled[i].begin(), more.scaled[i].end());
+    out.inexact[i] = out.inexact[i] || more.inexact[i];
+  }
+}
+
+/// The selected rows, in scan order (each part's rows after the previous part's).
 template <const query& Q, class Scan> void select_rows(const Scan& scan, result_values& out) {
+  const std::size_t parts = scan_parts(scan.scanned_rows());
+  std::vector<result_values> more(parts - 1);
   [&]<std::size_t... S>(std::index_sequence<S...>) {
-    scan([&](const auto& c) { (emit<Q, static_cast<int>(S)>(c, out, false), ...); });
+    scan.run_parts(parts, [&](std::size_t part) {
+      return [&o = part == 0 ? out : more[part - 1]](const auto& c) {
+        (emit<Q, static_cast<int>(S)>(c, o, false), ...);
+      };
+    });
   }(std::make_index_sequence<static_cast<std::size_t>(Q.select_count)>{});
+  for (auto& m : more) append(out, m);
 }
 
 template <const query& Q, class Scan>
@@ -1603,20 +1678,31 @@ void select_groups(const binding& b, const Scan& scan, result_values& out) {
   constexpr std::size_t A = static_cast<std::size_t>(Q.aggregate_count);
   using key_type = std::array<double, K>;
   using state = std::array<accumulator, A>;
-  std::map<key_type, state> groups;
+  // one map of groups per part of the scan, merged after
+  const std::size_t parts = scan_parts(scan.scanned_rows());
+  std::vector<std::map<key_type, state>> maps(parts);
+  std::map<key_type, state>& groups = maps[0];
   if constexpr (K == 0) groups[key_type{}];  // aggregates without GROUP BY: one row, always
-  key_type last{};
-  state* current = nullptr;  // consecutive rows often share a group: skip the map lookup
   [&]<std::size_t... S, std::size_t... G>(std::index_sequence<S...>, std::index_sequence<G...>) {
-    scan([&](const auto& c) {
-      const key_type key{group_key<Q, Q.group_by[G]>(c)...};
-      if (!current || key != last) {
-        current = &groups[key];
-        last = key;
-      }
-      (accumulate<Q, static_cast<int>(S)>((*current)[S], c), ...);
+    scan.run_parts(parts, [&](std::size_t part) {
+      // consecutive rows often share a group: skip the map lookup
+      return [&mine = maps[part], last = key_type{},
+              current = static_cast<state*>(nullptr)](const auto& c) mutable {
+        const key_type key{group_key<Q, Q.group_by[G]>(c)...};
+        if (!current || key != last) {
+          current = &mine[key];
+          last = key;
+        }
+        (accumulate<Q, static_cast<int>(S)>((*current)[S], c), ...);
+      };
     });
   }(std::make_index_sequence<A>{}, std::make_index_sequence<K>{});
+  for (std::size_t part = 1; part < parts; ++part)
+    for (const auto& [key, partial] : maps[part]) {
+      state& into = groups[key];
+      if constexpr (A > 0)
+        for (std::size_t a = 0; a < A; ++a) merge(into[a], partial[a]);
+    }
   [&]<std::size_t... S>(std::index_sequence<S...>) {
     for (const auto& [key, acc] : groups) {
       const group_context<K, A> c{b, key, acc};
