@@ -23,8 +23,7 @@ loom::sql_database sales() {
              std::to_string(f % 17) + "," + std::to_string(f % 101) + "." +
              std::to_string(f % 100 < 10 ? 0 : f % 100) + ",1995-0" + std::to_string(1 + f % 9) +
              "-1" + std::to_string(f % 10) + "\n";
-  for (long s = 0; s < 300; ++s)
-    shops += std::to_string(s) + ",r" + std::to_string(s % 7) + "\n";
+  for (long s = 0; s < 300; ++s) shops += std::to_string(s) + ",r" + std::to_string(s % 7) + "\n";
   loom::sql_database db;
   db.add("facts", rel::read_csv_text(facts, "facts",
                                      {{"id", column_type::int64},
@@ -32,8 +31,9 @@ loom::sql_database sales() {
                                       {"qty", column_type::int64},
                                       {"price", column_type::fixed, 2},
                                       {"day", column_type::date}}));
-  db.add("shops", rel::read_csv_text(shops, "shops",
-                                     {{"shop", column_type::int64}, {"region", column_type::string}}));
+  db.add("shops",
+         rel::read_csv_text(shops, "shops",
+                            {{"shop", column_type::int64}, {"region", column_type::string}}));
   return db;
 }
 

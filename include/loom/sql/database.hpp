@@ -176,14 +176,27 @@ struct column_profile {
     }
     p.sorted = ascending * 10 >= samples * 9;
     if (c.is_integer()) {
-      const column_span span = column_span::of(c);
-      if (key_index::dense(span.low, span.high, n)) {
-        std::vector<bool> seen(static_cast<std::size_t>(span.high - span.low) + 1);
+      // one pass for the span and the order; a column that never decreases counts its distinct
+      // values as its changes, another one whose values are dense through a bitmap
+      const std::int64_t* v = c.ints().data();
+      std::int64_t low = v[0], high = v[0];
+      std::size_t falls = 0, changes = 0;
+      for (std::size_t r = 1; r < n; ++r) {
+        low = std::min(low, v[r]);
+        high = std::max(high, v[r]);
+        falls += v[r] < v[r - 1] ? 1 : 0;
+        changes += v[r] != v[r - 1] ? 1 : 0;
+      }
+      if (falls == 0) {
+        p.distinct = static_cast<double>(changes + 1);
+      } else if (key_index::dense(low, high, n)) {
+        std::vector<std::uint64_t> seen((static_cast<std::size_t>(high - low) >> 6) + 1);
         std::size_t count = 0;
-        for (const std::int64_t v : c.ints()) {
-          auto bit = seen[static_cast<std::size_t>(v - span.low)];
-          count += bit ? 0 : 1;
-          bit = true;
+        for (std::size_t r = 0; r < n; ++r) {
+          const auto at = static_cast<std::size_t>(v[r] - low);
+          const std::uint64_t bit = std::uint64_t{1} << (at & 63);
+          count += (seen[at >> 6] & bit) ? 0 : 1;
+          seen[at >> 6] |= bit;
         }
         p.distinct = static_cast<double>(count);
       }
