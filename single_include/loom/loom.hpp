@@ -31400,12 +31400,13 @@ relation<T, K, R> filter(const relation<T, K, R>& in, Pred pred) {
 
 /// REKEY(keyFunc) with explicit output bounds. Throws duplicate_error when two keys map to one
 /// (a non-injective key function breaks uniqueness: filter first, or aggregate instead).
-template <std::size_t KO, class T, std::size_t K, std::size_t R, class F>
-relation<T, KO, R> rekey(const relation<T, K, R>& in, F f, const key_array<KO>& bounds) {
-  relation<T, KO, R> out(bounds, in.tile_shape());
-  std::map<key_array<KO>, key_array<K>> source;
+namespace detail {
+// REKEY of any relation (dense or sparse tiles) into `out`, empty and of the output's bounds.
+template <class Out, class In, class F> Out rekey_into(Out out, const In& in, F& f) {
+  using out_key = typename Out::key_type;
+  std::map<out_key, typename In::key_type> source;
   for (const auto& [key, t] : in) {
-    const key_array<KO> k = f(key);
+    const out_key k = f(key);
     auto [it, fresh] = source.emplace(k, key);
     if (!fresh)
       throw duplicate_error("loom::tra::rekey: keys " + to_string(it->second) + " and " +
@@ -31415,6 +31416,12 @@ relation<T, KO, R> rekey(const relation<T, K, R>& in, F f, const key_array<KO>& 
     out.insert(k, t);
   }
   return out;
+}
+}  // namespace detail
+
+template <std::size_t KO, class T, std::size_t K, std::size_t R, class F>
+relation<T, KO, R> rekey(const relation<T, K, R>& in, F f, const key_array<KO>& bounds) {
+  return detail::rekey_into(relation<T, KO, R>(bounds, in.tile_shape()), in, f);
 }
 /// REKEY with an introspectable key function (project, permute, linearize): bounds derived.
 template <class F, class T, std::size_t K, std::size_t R>
@@ -33110,7 +33117,6 @@ enum class placement_kind { arbitrary, partitioned, replicated, single };
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -33158,19 +33164,7 @@ sparse_relation<T, F, K> filter(const sparse_relation<T, F, K>& in, Pred pred) {
 template <std::size_t KO, class T, storage_format F, std::size_t K, class Fn>
 sparse_relation<T, F, KO> rekey(const sparse_relation<T, F, K>& in, Fn f,
                                 const key_array<KO>& bounds) {
-  sparse_relation<T, F, KO> out(bounds, in.tile_shape());
-  std::map<key_array<KO>, key_array<K>> source;
-  for (const auto& [key, t] : in) {
-    const key_array<KO> k = f(key);
-    auto [it, fresh] = source.emplace(k, key);
-    if (!fresh)
-      throw duplicate_error("loom::tra::rekey: keys " + to_string(it->second) + " and " +
-                            to_string(key) + " both map to " + to_string(k) +
-                            "; the key function is not injective here (filter first, or use "
-                            "aggregate)");
-    out.insert(k, t);
-  }
-  return out;
+  return detail::rekey_into(sparse_relation<T, F, KO>(bounds, in.tile_shape()), in, f);
 }
 /// REKEY with an introspectable key function (project, permute, linearize): bounds derived.
 template <class Fn, class T, storage_format F, std::size_t K>

@@ -12,6 +12,7 @@
 #include <loom/format/tensor.hpp>
 #include <loom/tra/kernels.hpp>
 #include <loom/tra/key_functions.hpp>
+#include <loom/tra/operators.hpp>
 #include <loom/tra/relation.hpp>
 #include <loom/tra/sparse_operators.hpp>
 #include <loom/tra/sparse_tiles.hpp>
@@ -19,7 +20,6 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -67,19 +67,7 @@ sparse_relation<T, F, K> filter(const sparse_relation<T, F, K>& in, Pred pred) {
 template <std::size_t KO, class T, storage_format F, std::size_t K, class Fn>
 sparse_relation<T, F, KO> rekey(const sparse_relation<T, F, K>& in, Fn f,
                                 const key_array<KO>& bounds) {
-  sparse_relation<T, F, KO> out(bounds, in.tile_shape());
-  std::map<key_array<KO>, key_array<K>> source;
-  for (const auto& [key, t] : in) {
-    const key_array<KO> k = f(key);
-    auto [it, fresh] = source.emplace(k, key);
-    if (!fresh)
-      throw duplicate_error("loom::tra::rekey: keys " + to_string(it->second) + " and " +
-                            to_string(key) + " both map to " + to_string(k) +
-                            "; the key function is not injective here (filter first, or use "
-                            "aggregate)");
-    out.insert(k, t);
-  }
-  return out;
+  return detail::rekey_into(sparse_relation<T, F, KO>(bounds, in.tile_shape()), in, f);
 }
 /// REKEY with an introspectable key function (project, permute, linearize): bounds derived.
 template <class Fn, class T, storage_format F, std::size_t K>

@@ -106,6 +106,26 @@ inline std::streamoff line_start_from(std::istream& file, std::streamoff at, std
   std::getline(file, rest);  // to the end of the line that holds byte at - 1
   return file.eof() ? size : static_cast<std::streamoff>(file.tellg());
 }
+
+// This rank's share of the bytes from `first` to the end of `file`: the r-th of equal byte
+// ranges, each cut at line starts; the text and where it starts in the file.
+inline std::pair<std::string, std::streamoff> rank_share(std::istream& file, std::streamoff first,
+                                                         std::streamoff rank, std::streamoff ranks,
+                                                         const std::string& who) {
+  file.clear();
+  file.seekg(0, std::ios::end);
+  const std::streamoff size = file.tellg(), span = size - first;
+  const std::streamoff begin = line_start_from(file, first + span * rank / ranks, first, size);
+  const std::streamoff end = line_start_from(file, first + span * (rank + 1) / ranks, first, size);
+  std::string slice(static_cast<std::size_t>(std::max<std::streamoff>(end - begin, 0)), '\0');
+  file.clear();
+  file.seekg(begin);
+  file.read(slice.data(), static_cast<std::streamsize>(slice.size()));
+  if (!file)
+    throw io_error(who + ": read error in bytes " + std::to_string(begin) + "-" +
+                   std::to_string(end));
+  return {std::move(slice), begin};
+}
 }  // namespace detail
 
 /// Reads the coordinate Matrix Market file at `path` (real, integer or pattern; general,
@@ -160,20 +180,7 @@ distributed_matrix<T, Format> read_matrix_market_tiles(
       if (r.next_data("%"))
         r.fail("more entries than the " + std::to_string(st.declared) + " the size line declares");
     } else {
-      file.seekg(0, std::ios::end);
-      const std::streamoff size = file.tellg(), first = st.entries_at;
-      const std::streamoff span = size - first, s = tr.sites(), me = tr.rank();
-      const std::streamoff begin =
-          detail::line_start_from(file, first + span * me / s, first, size);
-      const std::streamoff end =
-          detail::line_start_from(file, first + span * (me + 1) / s, first, size);
-      std::string slice(static_cast<std::size_t>(std::max<std::streamoff>(end - begin, 0)), '\0');
-      file.clear();
-      file.seekg(begin);
-      file.read(slice.data(), static_cast<std::streamsize>(slice.size()));
-      if (!file)
-        throw io_error(who + ": read error in bytes " + std::to_string(begin) + "-" +
-                       std::to_string(end));
+      auto [slice, begin] = detail::rank_share(file, st.entries_at, tr.rank(), tr.sites(), who);
       std::istringstream in(std::move(slice));
       // lines are numbered from the slice's first: the line number in the file is unknown here
       loom::detail::line_reader r(in,

@@ -104,17 +104,7 @@ distributed_tensor3<T, Format> read_tns_slices(
   try {
     std::ifstream file(path, std::ios::binary);
     if (!file) throw io_error(who + ": cannot open the file");
-    file.seekg(0, std::ios::end);
-    const std::streamoff size = file.tellg(), s = tr.sites(), me = tr.rank();
-    const std::streamoff begin = detail::line_start_from(file, size * me / s, 0, size);
-    const std::streamoff end = detail::line_start_from(file, size * (me + 1) / s, 0, size);
-    std::string slice(static_cast<std::size_t>(std::max<std::streamoff>(end - begin, 0)), '\0');
-    file.clear();
-    file.seekg(begin);
-    file.read(slice.data(), static_cast<std::streamsize>(slice.size()));
-    if (!file)
-      throw io_error(who + ": read error in bytes " + std::to_string(begin) + "-" +
-                     std::to_string(end));
+    auto [slice, begin] = detail::rank_share(file, 0, tr.rank(), tr.sites(), who);
     std::istringstream in(std::move(slice));
     // lines are numbered from the range's first: its line number in the file is unknown here
     loom::detail::line_reader r(in, path + " (lines from byte " + std::to_string(begin) + ")");
@@ -164,15 +154,7 @@ distributed_tensor3<T, Format> read_tns_slices(
     }
   }
   std::vector<std::size_t> offsets;
-  const auto incoming = tr.exchange(outgoing, offsets);
-  for (std::size_t at = 0; at + entry_bytes<T> <= incoming.size(); at += entry_bytes<T>) {
-    std::array<std::int64_t, 3> c{};
-    T v{};
-    std::memcpy(c.data(), incoming.data() + at, sizeof c);
-    std::memcpy(&v, incoming.data() + at + sizeof c, sizeof v);
-    coords.push_back(c);
-    values.push_back(v);
-  }
+  detail::append_entries(tr.exchange(outgoing, offsets), coords, values);
   return {extents, to, from_coo<Format>(extents, coords, values, duplicates::sum), path};
 }
 

@@ -121,6 +121,22 @@ void split_entries(const tensor<T, Format>& t, const slice_partition& to, int me
     }
   });
 }
+// The entries of `incoming` (entry_bytes<T> each: three coordinates and a value), appended.
+template <class T>
+void append_entries(const std::vector<char>& incoming,
+                    std::vector<std::array<std::int64_t, 3>>& coords, std::vector<T>& values) {
+  if (incoming.size() % entry_bytes<T> != 0)
+    throw error("loom::tra::mpi: received " + std::to_string(incoming.size()) +
+                " bytes of entries, not a whole number (ranks disagree on the value type)");
+  for (std::size_t at = 0; at < incoming.size(); at += entry_bytes<T>) {
+    std::array<std::int64_t, 3> c{};
+    T v{};
+    std::memcpy(c.data(), incoming.data() + at, sizeof c);
+    std::memcpy(&v, incoming.data() + at + sizeof c, sizeof v);
+    coords.push_back(c);
+    values.push_back(v);
+  }
+}
 }  // namespace detail
 
 /// Keeps this rank's share of a 3-tensor given whole on every rank (no communication).
@@ -160,18 +176,7 @@ distributed_tensor3<T, Format> redistribute_slices(const transport& tr,
   std::vector<std::vector<char>> outgoing(static_cast<std::size_t>(tr.sites()));
   detail::split_entries(X.local, to, tr.rank(), coords, values, &outgoing);
   std::vector<std::size_t> offsets;
-  const auto incoming = tr.exchange(outgoing, offsets);
-  if (incoming.size() % entry_bytes<T> != 0)
-    throw error("loom::tra::mpi: received " + std::to_string(incoming.size()) +
-                " bytes of entries, not a whole number (ranks disagree on the value type)");
-  for (std::size_t at = 0; at < incoming.size(); at += entry_bytes<T>) {
-    std::array<std::int64_t, 3> c{};
-    T v{};
-    std::memcpy(c.data(), incoming.data() + at, sizeof c);
-    std::memcpy(&v, incoming.data() + at + sizeof c, sizeof v);
-    coords.push_back(c);
-    values.push_back(v);
-  }
+  detail::append_entries(tr.exchange(outgoing, offsets), coords, values);
   return {X.shape, to, from_coo<Format>(X.shape, coords, values), X.name};
 }
 
