@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../support/random.hpp"
+#include "support.hpp"
 
 using namespace loom::tra;
 namespace lt = loom::test;
@@ -20,20 +21,7 @@ namespace lt = loom::test;
 namespace {
 using dense = loom::tensor<double, loom::dense_matrix>;
 
-// Every cell of `r`'s tiles equals the same cell of the dense relation `d` (an absent tile on
-// either side holds zeros).
-template <class SparseRel, std::size_t K>
-void check_same_cells(const SparseRel& s, const relation<double, K, 2>& d) {
-  REQUIRE(s.bounds() == d.bounds());
-  for (const auto& [key, t] : d) {
-    const auto* st = s.find(key);
-    for (std::int64_t r = 0; r < t.shape()[0]; ++r)
-      for (std::int64_t c = 0; c < t.shape()[1]; ++c)
-        CHECK((st ? st->at(r, c) : 0.0) == doctest::Approx(t(r, c)));
-  }
-  for (const auto& [key, t] : s)
-    if (!d.find(key)) CHECK(t.nnz() == 0);
-}
+using tra_test::check_same_tiles;
 
 // Every matmul strategy over the placements of Parts, sparse A (FA tiles) times sparse B (FB
 // tiles), against the plain product of the dense matrices and the dense-tile plan.
@@ -61,7 +49,7 @@ void check_matmul_plans(const lt::density d, std::uint64_t seed) {
           st, [&](auto plan) { return ia::evaluate<decltype(plan)>(dense_sites, DA, DB); });
       static_assert(std::is_same_v<std::remove_cvref_t<decltype(C)>, sparse_relation<double, FA>>,
                     "mat_mul and mat_add over sparse tiles give the left operand's format");
-      check_same_cells(C, DC);
+      check_same_tiles(C, DC);
       const auto got = from_sparse_tiles<loom::dense_matrix>(C, {29, 17});
       for (std::int64_t r = 0; r < 29; ++r)
         for (std::int64_t c = 0; c < 17; ++c) CHECK(got.at(r, c) == doctest::Approx(want.at(r, c)));
@@ -114,19 +102,19 @@ TEST_CASE("sparse tiles: two-phase aggregation, filter, REKEY, transpose and dup
     using plan = ia::lagg<ia::dims<1>, mat_add, ia::shuf<ia::dims<1>, ia::leaf<0, 2>>>;
     using two = ia::rewrite_t<plan, boost::mp11::mp_list<rules::two_phase_aggregation>>;
     static_assert(!std::is_same_v<plan, two>);
-    check_same_cells(ia::evaluate<two>(tr, SA),
+    check_same_tiles(ia::evaluate<two>(tr, SA),
                      aggregate(DA, std::array<std::size_t, 1>{1}, mat_add{}));
     // σ then a key permutation and the tiles transposed: the transpose of the kept block rows
     using moved =
         ia::lmap<project<1, 0>, transpose_tile, ia::lfilter<in_range<0, 1, 3>, ia::leaf<0, 2>>>;
     const auto T = ia::evaluate<moved>(tr, SA);
-    check_same_cells(T, ia::evaluate<moved>(ia::local_sites(1), DA));
+    check_same_tiles(T, ia::evaluate<moved>(ia::local_sites(1), DA));
     CHECK(T.tile_shape() == shape_t<2>{7, 6});
     for (const auto& [key, t] : T) CHECK(key[1] >= 1);
     // λᴸ(duplicate): three copies under a new first key, then the sum over the copies
     using copies = ia::lagg<ia::dims<1, 2>, mat_add, ia::ldup<0, 0, 0, ia::leaf<0, 2, ia::single>>>;
     const auto D = ia::evaluate<copies>(tr, SA);
-    check_same_cells(D, ia::evaluate<copies>(ia::local_sites(1), DA));
+    check_same_tiles(D, ia::evaluate<copies>(ia::local_sites(1), DA));
   }
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "../support/random.hpp"
+#include "support.hpp"
 
 using namespace loom::tra;
 namespace lt = loom::test;
@@ -17,19 +18,7 @@ namespace lt = loom::test;
 namespace {
 using dense = loom::tensor<double, loom::dense_matrix>;
 
-// The entries of a sparse relation's tiles and of a dense relation's tiles agree, key by key
-// (a key absent on one side holds only zeros on the other).
-template <class SparseRel, std::size_t K>
-void check_same_tiles(const SparseRel& s, const relation<double, K, 2>& d) {
-  for (const auto& [key, t] : d) {
-    const auto* st = s.find(key);
-    for (std::int64_t r = 0; r < t.shape()[0]; ++r)
-      for (std::int64_t c = 0; c < t.shape()[1]; ++c)
-        CHECK((st ? st->at(r, c) : 0.0) == doctest::Approx(t(r, c)));
-  }
-  for (const auto& [key, t] : s)
-    if (!d.find(key)) CHECK(t.nnz() == 0);
-}
+using tra_test::check_same_tiles;
 
 template <class SparseRel> dense assembled(const SparseRel& r, std::array<std::int64_t, 2> shape) {
   return from_sparse_tiles<loom::dense_matrix>(r, shape);

@@ -5,6 +5,8 @@
 
 #include <loom/tra.hpp>
 
+#include <doctest/doctest.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -53,6 +55,21 @@ inline std::vector<double> dense_matmul(const std::vector<double>& a, const std:
       c[static_cast<std::size_t>(i * n + j)] = s;
     }
   return c;
+}
+
+/// Every cell of a sparse relation's tiles equals the same cell of the dense relation `d`'s (a
+/// key absent on one side holds only zeros on the other); the bounds agree.
+template <class SparseRel, std::size_t K>
+void check_same_tiles(const SparseRel& s, const relation<double, K, 2>& d) {
+  REQUIRE(s.bounds() == d.bounds());
+  for (const auto& [key, t] : d) {
+    const auto* st = s.find(key);
+    for (std::int64_t r = 0; r < t.shape()[0]; ++r)
+      for (std::int64_t c = 0; c < t.shape()[1]; ++c)
+        CHECK((st ? st->at(r, c) : 0.0) == doctest::Approx(t(r, c)));
+  }
+  for (const auto& [key, t] : s)
+    if (!d.find(key)) CHECK(t.nnz() == 0);
 }
 
 }  // namespace tra_test
