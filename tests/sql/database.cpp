@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
@@ -254,5 +255,94 @@ TEST_CASE("key_index: every row of a table sorted on its key is indexed by runs,
   const rel::table u = rel::read_csv_text("k\n3\n1\n3\n", "u", {{"k", rel::column_type::int64}});
   const sc::key_index unsorted = sc::key_index::build({&u["k"]}, {0, 1, 2}, true, 3);
   CHECK(!unsorted.runs);
+  CHECK(unsorted.row.empty());  // every row: entry e is row e
+  CHECK(unsorted.size() == 3);
+  CHECK(some.row.size() == 4);
+  // rises past its last value, then falls: not runs (nothing written outside the array)
+  const rel::table w =
+      rel::read_csv_text("k\n1\n5\n9\n2\n3\n", "w", {{"k", rel::column_type::int64}});
+  const sc::key_index rise_fall = sc::key_index::build({&w["k"]}, {0, 1, 2, 3, 4}, true, 5);
+  CHECK(!rise_fall.runs);
+  CHECK(walk(rise_fall, 9) == std::vector<std::size_t>{2});
+  CHECK(walk(rise_fall, 3) == std::vector<std::size_t>{4});
+  CHECK(walk(rise_fall, 4).empty());
   CHECK(walk(unsorted, 3) == std::vector<std::size_t>{0, 2});
+}
+
+TEST_CASE("column_profile: sampled, without a pass over the column") {
+  namespace sc = loom::sql_compiler;
+  using rel::column_type;
+  auto column_of = [](std::size_t n, auto value) {
+    std::string text = "k\n";
+    for (std::size_t r = 0; r < n; ++r) text += std::to_string(value(r)) + "\n";
+    return rel::read_csv_text(text, "t", {{"k", column_type::int64}});
+  };
+  // a small table is counted exactly
+  const rel::table small = column_of(1000, [](std::size_t r) { return (r * 7919) % 300; });
+  CHECK(sc::column_profile::of(small["k"]).distinct == 300);
+  CHECK(!sc::column_profile::of(small["k"]).sorted);
+  // ascending: changes between sampled neighbours (three rows a key)
+  const rel::table sorted = column_of(60000, [](std::size_t r) { return r / 3; });
+  const sc::column_profile up = sc::column_profile::of(sorted["k"]);
+  CHECK(up.sorted);
+  CHECK(up.rising);
+  CHECK(up.distinct == doctest::Approx(20000).epsilon(0.1));
+  // scattered: 2000 and 30000 equally frequent values, and all distinct
+  for (const std::size_t values : {std::size_t{2000}, std::size_t{30000}}) {
+    CAPTURE(values);
+    const rel::table t = column_of(90000, [&](std::size_t r) { return (r * 7919) % values; });
+    const sc::column_profile p = sc::column_profile::of(t["k"]);
+    CHECK(!p.sorted);
+    CHECK(p.distinct == doctest::Approx(static_cast<double>(values)).epsilon(0.15));
+  }
+  const rel::table keys = column_of(90000, [](std::size_t r) { return (r * 7919) % 90001; });
+  CHECK(sc::column_profile::of(keys["k"]).distinct == doctest::Approx(90000).epsilon(0.01));
+}
+
+TEST_CASE("sql_database: a column whose sampled neighbours rise may still fall (a planner hint)") {
+  // 9000 ascending keys but one row, between sampled pairs, holding a key past the last: the
+  // planner takes the column's range from its ends, the index finds the real one.
+  using rel::column_type;
+  const std::size_t n = 9000, pairs = loom::sql_compiler::column_profile::samples;
+  std::vector<bool> sampled(n);
+  for (std::size_t k = 0; k < pairs; ++k)
+    sampled[k * (n - 1) / pairs] = sampled[k * (n - 1) / pairs + 1] = true;
+  std::size_t odd = n / 2;
+  while (sampled[odd]) ++odd;
+  std::string facts = "k,v\n", dims = "k,name\n";
+  for (std::size_t r = 0; r < n; ++r)
+    facts += std::to_string(r == odd ? 20000 : r) + "," + std::to_string(r % 7) + "\n";
+  for (std::size_t d = 0; d < 30; ++d)
+    dims += std::to_string(d * 700) + ",d" + std::to_string(d) + "\n";
+  dims += "20000,far\n";
+  loom::sql_database db;
+  db.add("facts", rel::read_csv_text(facts, "facts",
+                                     {{"k", column_type::int64}, {"v", column_type::int64}}));
+  db.add("dims", rel::read_csv_text(dims, "dims",
+                                    {{"k", column_type::int64}, {"name", column_type::string}}));
+  const rel::column& k = db["facts"]["k"];
+  CHECK(loom::sql_compiler::column_profile::of(k).rising);
+  constexpr loom::fixed_string text = R"(
+    SELECT name, SUM(v) AS total FROM dims, facts WHERE dims.k = facts.k GROUP BY name ORDER BY name)";
+  // facts is the indexed table, by an array over the range the planner took from its ends
+  CHECK(loom::sql_explain<text>(db).find(
+            "join facts (9000 rows) on facts.k = dims.k (array-indexed)") != std::string::npos);
+  const rel::table r = loom::sql<text>(db);
+  CHECK(same(r, uncached<text>(db)));
+  // a plain loop
+  std::map<std::string, double> expected;
+  for (std::size_t f = 0; f < n; ++f)
+    for (std::size_t d = 0; d <= 30; ++d) {
+      const std::int64_t dk = d == 30 ? 20000 : static_cast<std::int64_t>(d * 700);
+      if (k.ints()[f] == dk)
+        expected[d == 30 ? "far" : "d" + std::to_string(d)] += static_cast<double>(f % 7);
+    }
+  REQUIRE(r.rows() == expected.size());
+  std::size_t row = 0;
+  for (const auto& [name, total] : expected) {
+    CHECK(r["name"].text(row) == name);
+    CHECK(r.reals("total")[row] == total);
+    ++row;
+  }
+  CHECK(expected.count("far") == 1);
 }

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -33,6 +34,11 @@ struct key_index {
   static constexpr std::int64_t none = -1;
   static constexpr int max_keys = 4;
   using key_type = std::array<double, max_keys>;
+  /// An entry or a table row: 32 bits, half the memory (and the page faults) of a 64-bit one,
+  /// since building an index over a large table is mostly writing fresh memory.
+  using slot = std::int32_t;
+  using row_list = std::vector<std::uint32_t>;
+  static constexpr std::size_t max_rows = 0x7fffffff;
   struct key_hash {
     std::size_t operator()(const key_type& k) const {
       std::size_t h = 0;
@@ -44,28 +50,28 @@ struct key_index {
   int keys = 0;  // the leading key columns the index is keyed on
   bool direct = false;
   std::int64_t low = 0;
-  std::vector<std::int64_t> first;  // direct: the first entry of key `low + k`
-  std::unordered_map<key_type, std::int64_t, key_hash> first_of;
-  std::vector<std::size_t> row;    // entry -> the table's row
-  std::vector<std::int64_t> next;  // entry -> the next entry of the same key
+  std::vector<slot> first;  // direct: the first entry of key `low + k` (-1: none)
+  std::unordered_map<key_type, slot, key_hash> first_of;
+  row_list row;            // entry -> the table's row; empty when entry e is row e
+  std::vector<slot> next;  // entry -> the next entry of the same key
+  std::size_t entries = 0;
   // A direct index of every row of a table whose key never decreases down the table (lineitem
   // on l_orderkey) keeps neither array: entry e is row e, and a key's rows follow each other
   // (built in one pass, walked in table order).
   bool runs = false;
   const std::int64_t* run_keys = nullptr;  // the key column, while the table lives
-  std::size_t run_rows = 0;
 
-  std::size_t size() const { return runs ? run_rows : row.size(); }
-  bool empty() const { return size() == 0; }
+  std::size_t size() const { return entries; }
+  bool empty() const { return entries == 0; }
   /// The table's row of entry e.
   std::size_t row_of(std::int64_t e) const {
-    return runs ? static_cast<std::size_t>(e) : row[static_cast<std::size_t>(e)];
+    return row.empty() ? static_cast<std::size_t>(e) : row[static_cast<std::size_t>(e)];
   }
   /// The entry after e with e's key, or `none`.
   std::int64_t next_of(std::int64_t e) const {
     if (!runs) return next[static_cast<std::size_t>(e)];
     const auto n = static_cast<std::size_t>(e) + 1;
-    return n < run_rows && run_keys[n] == run_keys[n - 1] ? static_cast<std::int64_t>(n) : none;
+    return n < entries && run_keys[n] == run_keys[n - 1] ? static_cast<std::int64_t>(n) : none;
   }
 
   /// Whether integer values from `low` to `high` index an array for a table of `rows` rows.
@@ -81,50 +87,83 @@ struct key_index {
     }
     const double offset = k[0] - static_cast<double>(low);
     if (!(offset >= 0 && offset < static_cast<double>(first.size()))) return none;
-    const auto slot = static_cast<std::size_t>(offset);
-    return static_cast<double>(slot) == offset ? first[slot] : none;
+    const auto at = static_cast<std::size_t>(offset);
+    return static_cast<double>(at) == offset ? first[at] : none;
   }
 
   /// The index of `rows` (rows of a table of `table_rows` rows, in increasing order) keyed on
   /// `columns`: by an array over `columns[0]` when `try_direct` and its values are dense, else
   /// by a hash map of the first `max_keys` columns. Each key's chain lists its rows in order.
-  static key_index build(const std::vector<const relational::column*>& columns,
-                         std::vector<std::size_t> rows, bool try_direct, std::size_t table_rows) {
+  static key_index build(const std::vector<const relational::column*>& columns, row_list rows,
+                         bool try_direct, std::size_t table_rows) {
+    return build(columns, &rows, try_direct, table_rows);
+  }
+  /// The index of every row of a table of `table_rows` rows (see `build`).
+  static key_index build_all(const std::vector<const relational::column*>& columns, bool try_direct,
+                             std::size_t table_rows) {
+    return build(columns, nullptr, try_direct, table_rows);
+  }
+
+ private:
+  /// Indexes every row of a table by runs when `c` never decreases down it and spans densely
+  /// from its first to its last value: one pass, which writes the first row of each key and
+  /// stops at the first value that falls (false: nothing kept).
+  bool runs_of(const relational::column& c) {
+    const std::int64_t* v = c.ints().data();
+    const std::int64_t lo = v[0], hi = v[entries - 1];
+    if (!dense(lo, hi, entries)) return false;
+    first.assign(static_cast<std::size_t>(hi - lo) + 1, static_cast<slot>(none));
+    first[0] = 0;
+    for (std::size_t r = 1; r < entries; ++r) {
+      if (v[r] == v[r - 1]) continue;
+      if (v[r] < v[r - 1] || v[r] > hi) {  // falls, or will (and is outside the array)
+        first = {};
+        return false;
+      }
+      first[static_cast<std::size_t>(v[r] - lo)] = static_cast<slot>(r);
+    }
+    direct = runs = true;
+    low = lo;
+    run_keys = v;
+    keys = 1;
+    return true;
+  }
+
+  /// `rows` null: every row, entry e being row e (no row array).
+  static key_index build(const std::vector<const relational::column*>& columns, row_list* rows,
+                         bool try_direct, std::size_t table_rows) {
+    if (table_rows > max_rows)
+      throw relational::column_error(
+          "loom::sql: a join indexes tables of at most 2147483647 "
+          "rows; this one has " +
+          std::to_string(table_rows));
+    if (rows && rows->size() == table_rows) rows = nullptr;  // increasing: every row
     key_index h;
-    h.row = std::move(rows);
+    if (rows) h.row = std::move(*rows);
+    h.entries = rows ? h.row.size() : table_rows;
+    auto row_at = [&](std::size_t e) { return rows ? std::size_t{h.row[e]} : e; };
     const relational::column& single = *columns.front();
-    if (try_direct && single.is_integer() && !h.row.empty()) {
+    if (try_direct && single.is_integer() && !rows && h.entries > 0 && h.runs_of(single)) return h;
+    if (try_direct && single.is_integer() && h.entries > 0) {
       const std::int64_t* v = single.ints().data();
-      std::int64_t lo = v[h.row.front()], hi = lo;
-      bool rising = h.row.size() == table_rows;  // every row (they come in increasing order)
-      for (std::size_t e = 0; e < h.row.size(); ++e) {
-        const std::int64_t x = v[h.row[e]];
+      std::int64_t lo = v[row_at(0)], hi = lo;
+      for (std::size_t e = 0; e < h.entries; ++e) {
+        const std::int64_t x = v[row_at(e)];
         lo = std::min(lo, x);
         hi = std::max(hi, x);
-        rising = rising && (e == 0 || x >= v[h.row[e - 1]]);
       }
       h.direct = dense(lo, hi, table_rows);
       if (h.direct) {
         h.low = lo;
-        h.first.assign(static_cast<std::size_t>(hi - lo) + 1, none);
-      }
-      if (h.direct && rising) {
-        h.runs = true;
-        h.run_keys = v;
-        h.run_rows = table_rows;
-        h.keys = 1;
-        for (std::size_t r = table_rows; r-- > 0;)
-          h.first[static_cast<std::size_t>(v[r] - lo)] = static_cast<std::int64_t>(r);
-        h.row = {};
-        return h;
+        h.first.assign(static_cast<std::size_t>(hi - lo) + 1, static_cast<slot>(none));
       }
     }
-    h.next.assign(h.row.size(), none);
+    h.next.assign(h.entries, static_cast<slot>(none));
     h.keys = h.direct ? 1 : static_cast<int>(std::min<std::size_t>(columns.size(), max_keys));
     // Inserted backwards, so each key's chain lists its rows in table order.
-    for (std::size_t e = h.row.size(); e-- > 0;) {
-      const std::size_t r = h.row[e];
-      std::int64_t* head = nullptr;
+    for (std::size_t e = h.entries; e-- > 0;) {
+      const std::size_t r = row_at(e);
+      slot* head = nullptr;
       if (h.direct) {
         head = &h.first[static_cast<std::size_t>(single.ints()[r] - h.low)];
       } else {
@@ -134,12 +173,86 @@ struct key_index {
           k[static_cast<std::size_t>(j)] =
               c.is_integer() ? static_cast<double>(c.ints()[r]) : c.reals()[r];
         }
-        head = &h.first_of.try_emplace(k, none).first->second;
+        head = &h.first_of.try_emplace(k, static_cast<slot>(none)).first->second;
       }
       h.next[e] = *head;
-      *head = static_cast<std::int64_t>(e);
+      *head = static_cast<slot>(e);
     }
     return h;
+  }
+};
+
+/// What the join planner knows of a column, from a sample of rows (no pass over the column, so
+/// that a query's first run does not pay for statistics): whether it ascends down the table, and
+/// an estimate of its distinct values.
+struct column_profile {
+  double distinct = 0;
+  bool sorted = false;  // nine in ten sampled neighbours ascend
+  bool rising = false;  // every sampled neighbour pair ascends
+  static constexpr std::size_t samples = 4096;
+
+  /// Integer columns: a column sampled as ascending counts the changes between sampled
+  /// neighbours (distinct ≈ 1 + changes' share × (rows − 1)); another one counts the distinct
+  /// values d among rows sampled at scattered places and takes the number D of equally frequent values
+  /// that would leave d of them in such a sample, D(1 − e^(−m/D)) = d. A sample of all distinct
+  /// values, and every other column, estimates one value a row. Tables of at most `samples`
+  /// rows are counted exactly.
+  static column_profile of(const relational::column& c) {
+    column_profile p;
+    const std::size_t n = c.size();
+    p.distinct = static_cast<double>(n);
+    if (n < 2) {
+      p.sorted = p.rising = true;
+      return p;
+    }
+    const std::size_t pairs = std::min<std::size_t>(n - 1, samples);
+    std::size_t ascending = 0, changes = 0;
+    for (std::size_t k = 0; k < pairs; ++k) {
+      const std::size_t r = k * (n - 1) / pairs;
+      ascending += c.number(r) <= c.number(r + 1) ? 1 : 0;
+      changes += c.number(r) != c.number(r + 1) ? 1 : 0;
+    }
+    p.sorted = ascending * 10 >= pairs * 9;
+    p.rising = ascending == pairs;
+    if (!c.is_integer()) return p;
+    const std::int64_t* v = c.ints().data();
+    if (p.rising) {
+      p.distinct = pairs == n - 1
+                       ? static_cast<double>(changes + 1)
+                       : 1.0 + static_cast<double>(changes) / static_cast<double>(pairs) *
+                                   static_cast<double>(n - 1);
+      return p;
+    }
+    const std::size_t m = std::min(n, samples);
+    std::vector<std::int64_t> seen(m);
+    for (std::size_t k = 0; k < m; ++k) seen[k] = v[m == n ? k : scattered(k) % n];
+    std::sort(seen.begin(), seen.end());
+    const auto d = static_cast<double>(std::unique(seen.begin(), seen.end()) - seen.begin());
+    if (m == n) {
+      p.distinct = d;
+    } else if (d < static_cast<double>(m)) {
+      p.distinct = equally_frequent(d, static_cast<double>(m), static_cast<double>(n));
+    }
+    return p;
+  }
+
+  /// The k-th sampled place (splitmix64): evenly spaced rows would follow a table's layout
+  /// (partsupp lists four suppliers a part in a pattern).
+  static std::uint64_t scattered(std::uint64_t k) {
+    std::uint64_t z = k * 0x9e3779b97f4a7c15u + 0x9e3779b97f4a7c15u;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+  }
+
+  /// The D in [d, n] with D(1 − e^(−m/D)) = d (increasing in D), by bisection.
+  static double equally_frequent(double d, double m, double n) {
+    double low = d, high = n;
+    for (int k = 0; k < 60 && high - low > 0.5; ++k) {
+      const double mid = 0.5 * (low + high);
+      (mid * -std::expm1(-m / mid) < d ? low : high) = mid;
+    }
+    return 0.5 * (low + high);
   }
 };
 
@@ -151,57 +264,11 @@ struct column_span {
     const auto [lo, hi] = std::minmax_element(c.ints().begin(), c.ints().end());
     return {*lo, *hi};
   }
-};
-
-/// What the join planner knows of a column: how many distinct values it holds (exact for an
-/// integer column whose values are dense, else its row count, as for a key) and whether its
-/// values increase down the table (judged on 256 sampled neighbours), which puts the rows of one
-/// key next to each other.
-struct column_profile {
-  double distinct = 0;
-  bool sorted = false;
-  static column_profile of(const relational::column& c) {
-    column_profile p;
-    const std::size_t n = c.size();
-    p.distinct = static_cast<double>(n);
-    if (n < 2) {
-      p.sorted = true;
-      return p;
-    }
-    const std::size_t samples = std::min<std::size_t>(n - 1, 256);
-    std::size_t ascending = 0;
-    for (std::size_t k = 0; k < samples; ++k) {
-      const std::size_t r = k * (n - 1) / samples;
-      ascending += c.number(r) <= c.number(r + 1) ? 1 : 0;
-    }
-    p.sorted = ascending * 10 >= samples * 9;
-    if (c.is_integer()) {
-      // one pass for the span and the order; a column that never decreases counts its distinct
-      // values as its changes, another one whose values are dense through a bitmap
-      const std::int64_t* v = c.ints().data();
-      std::int64_t low = v[0], high = v[0];
-      std::size_t falls = 0, changes = 0;
-      for (std::size_t r = 1; r < n; ++r) {
-        low = std::min(low, v[r]);
-        high = std::max(high, v[r]);
-        falls += v[r] < v[r - 1] ? 1 : 0;
-        changes += v[r] != v[r - 1] ? 1 : 0;
-      }
-      if (falls == 0) {
-        p.distinct = static_cast<double>(changes + 1);
-      } else if (key_index::dense(low, high, n)) {
-        std::vector<std::uint64_t> seen((static_cast<std::size_t>(high - low) >> 6) + 1);
-        std::size_t count = 0;
-        for (std::size_t r = 0; r < n; ++r) {
-          const auto at = static_cast<std::size_t>(v[r] - low);
-          const std::uint64_t bit = std::uint64_t{1} << (at & 63);
-          count += (seen[at >> 6] & bit) ? 0 : 1;
-          seen[at >> 6] |= bit;
-        }
-        p.distinct = static_cast<double>(count);
-      }
-    }
-    return p;
+  /// For the planner, which only chooses an array index by it (the index finds its own range):
+  /// a column whose sampled neighbours all ascend spans its first to its last value.
+  static column_span of(const relational::column& c, const column_profile& p) {
+    if (c.ints().empty()) return {};
+    return p.rising ? column_span{c.ints().front(), c.ints().back()} : of(c);
   }
 };
 
@@ -311,10 +378,8 @@ class database {
       ++cache_->counts.reused;
       return entry.index;
     }
-    std::vector<std::size_t> rows(t.rows());
-    for (std::size_t r = 0; r < rows.size(); ++r) rows[r] = r;
-    entry.index = std::make_shared<const key_index>(
-        key_index::build(columns, std::move(rows), try_direct, t.rows()));
+    entry.index =
+        std::make_shared<const key_index>(key_index::build_all(columns, try_direct, t.rows()));
     entry.source = source_of(t, columns);
     ++cache_->counts.built;
     return entry.index;
@@ -325,17 +390,14 @@ class database {
     const std::lock_guard lock(cache_->mutex);
     auto& entry = cache_->spans[cache_key{std::string(name), {c.name()}}];
     const auto source = source_of(t, {&c});
-    if (entry.first != source) entry = {source, column_span::of(c)};
+    if (entry.first != source) entry = {source, column_span::of(c, profile_locked(name, t, c))};
     return entry.second;
   }
   /// For the join planner: the profile of column `c` of table `name` (that is `t`), kept.
   column_profile profile(std::string_view name, const relational::table& t,
                          const relational::column& c) const {
     const std::lock_guard lock(cache_->mutex);
-    auto& entry = cache_->profiles[cache_key{std::string(name), {c.name()}}];
-    const auto source = source_of(t, {&c});
-    if (entry.first != source) entry = {source, column_profile::of(c)};
-    return entry.second;
+    return profile_locked(name, t, c);
   }
   /// For the join planner: whether an index of table `name` (that is `t`) keyed first on
   /// column `c` is kept.
@@ -377,6 +439,13 @@ class database {
     return s;
   }
   using cache_key = std::pair<std::string, std::vector<std::string>>;
+  column_profile profile_locked(std::string_view name, const relational::table& t,
+                                const relational::column& c) const {
+    auto& entry = cache_->profiles[cache_key{std::string(name), {c.name()}}];
+    const auto source = source_of(t, {&c});
+    if (entry.first != source) entry = {source, column_profile::of(c)};
+    return entry.second;
+  }
   struct kept_index {
     source_key source;
     std::shared_ptr<const key_index> index;

@@ -1528,11 +1528,12 @@ template <const query& Q> struct join_scan {
       steps.index[s] = db->index(Q.tables[t].name, *tables[t], columns, keys[s].dense);
       steps.filter_on_probe[s] = own_terms;
     } else {
-      std::vector<std::size_t> passing;
+      key_index::row_list passing;
       for_each_row_within(active_bounds<Q>(b, static_cast<std::ptrdiff_t>(t)), rows[t],
                           [&](std::size_t r) {
                             c.rows[t] = r;
-                            if (pass(static_cast<int>(T + t), c)) passing.push_back(r);
+                            if (pass(static_cast<int>(T + t), c))
+                              passing.push_back(static_cast<std::uint32_t>(r));
                           });
       steps.index[s] = std::make_shared<const key_index>(
           key_index::build(columns, std::move(passing), keys[s].dense, rows[t]));
@@ -1594,12 +1595,12 @@ template <const query& Q> struct join_scan {
       const std::size_t t = order[s];
       if (!may_narrow(s, probes_at)) continue;
       const key_index& h = *steps.index[s];
-      std::vector<std::size_t> kept;
+      key_index::row_list kept;
       for (std::int64_t e = 0; e < static_cast<std::int64_t>(h.size()); ++e) {
         const std::size_t r = h.row_of(e);
         c.rows[t] = r;
         if (steps.filter_on_probe[s] && !pass(static_cast<int>(T + t), c)) continue;
-        if (has_partner(s, c, steps)) kept.push_back(r);
+        if (has_partner(s, c, steps)) kept.push_back(static_cast<std::uint32_t>(r));
       }
       if (kept.size() * 4 > h.size() * 3) continue;
       steps.index[s] = std::make_shared<const key_index>(
