@@ -142,7 +142,7 @@ TEST_CASE("sql_explain: the plan in the query's own names") {
     group by m.name)">(db) ==
         "scan staff e (8 rows)\n"
         "  filter: e.city <> 'Lima'\n"
-        "join staff m (8 rows) on m.id = e.boss (array-indexed)\n"
+        "join staff m (8 rows) on m.id = e.boss (merged: both ascend)\n"
         "  filter staff m: NOT m.id = 1\n"
         "  test joined rows: m.pay > 2 * e.pay + 1\n"
         "estimated work 24; scanning staff m first instead: 26\n"

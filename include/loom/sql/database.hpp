@@ -60,6 +60,11 @@ struct key_index {
   // (built in one pass, walked in table order).
   bool runs = false;
   const std::int64_t* run_keys = nullptr;  // the key column, while the table lives
+  // Runs without the `first` array either, for probes that come in ascending key order (a
+  // scan of orders probing lineitem on l_orderkey): a probe moves a cursor forward through the
+  // key column (`seek`), so building the index is only checking that the column ascends.
+  bool merge = false;
+  double rows_per_key = 1;  // merge: rows over the span of keys, for a probe's first guess
 
   std::size_t size() const { return entries; }
   bool empty() const { return entries == 0; }
@@ -81,6 +86,11 @@ struct key_index {
 
   /// The first entry whose key is `k`, or `none`.
   std::int64_t find(const key_type& k) const {
+    if (merge) {
+      const auto key = static_cast<std::int64_t>(k[0]);
+      std::size_t cursor = 0;
+      return static_cast<double>(key) == k[0] ? seek(key, cursor) : none;
+    }
     if (!direct) {
       const auto at = first_of.find(k);
       return at == first_of.end() ? none : at->second;
@@ -89,6 +99,69 @@ struct key_index {
     if (!(offset >= 0 && offset < static_cast<double>(first.size()))) return none;
     const auto at = static_cast<std::size_t>(offset);
     return static_cast<double>(at) == offset ? first[at] : none;
+  }
+
+  /// A merge index's first entry of key `k`, or `none`. From `cursor` (where the last probe
+  /// left it) forward: a first guess where `k` should be if keys spread evenly over the rows,
+  /// then galloping from the guess and a binary search of the last stride; a key before the
+  /// cursor is searched among the entries before it. Leaves the cursor at the first entry not
+  /// below `k`.
+  std::int64_t seek(std::int64_t k, std::size_t& cursor) const {
+    const std::int64_t* v = run_keys;
+    const std::size_t n = entries;
+    std::size_t at = std::min(cursor, n);
+    if (at > 0 && v[at - 1] >= k) {
+      at = static_cast<std::size_t>(std::lower_bound(v, v + at, k) - v);
+    } else if (at < n && v[at] < k) {
+      // v[lo] < k; the entry sought is in (lo, hi], hi == n or v[hi] >= k
+      std::size_t lo = at, hi = n;
+      const double ahead = static_cast<double>(k - v[at]) * rows_per_key;
+      const std::size_t guess =
+          ahead < static_cast<double>(n - at) ? at + 1 + static_cast<std::size_t>(ahead) : n;
+      if (guess >= n || v[guess] >= k) {
+        hi = std::min(guess, n);
+        for (std::size_t step = 1; hi - lo > step; step *= 2) {
+          if (v[hi - step] < k) {
+            lo = hi - step;
+            break;
+          }
+          hi -= step;
+        }
+      } else {
+        lo = guess;
+        for (std::size_t step = 1;; step *= 2) {
+          hi = std::min(n, lo + step);
+          if (hi == n || v[hi] >= k) break;
+          lo = hi;
+        }
+      }
+      at = static_cast<std::size_t>(std::lower_bound(v + lo + 1, v + hi, k) - v);
+    }
+    cursor = at;
+    return at < n && v[at] == k ? static_cast<std::int64_t>(at) : none;
+  }
+
+  /// The merge index of every row of a table of `table_rows` rows on integer column `c`, when
+  /// `c` never decreases down the table; else the index `build_all` makes.
+  static key_index build_merge(const relational::column& c, std::size_t table_rows) {
+    const std::int64_t* v = c.ints().data();
+    bool rising = table_rows <= max_rows;
+    for (std::size_t r = 1; r < table_rows && rising; r += 4096) {
+      const std::size_t end = std::min(table_rows, r + 4096);
+      bool falls = false;
+      for (std::size_t q = r; q < end; ++q) falls |= v[q] < v[q - 1];
+      rising = !falls;
+    }
+    if (!rising || table_rows == 0) return build_all({&c}, true, table_rows);
+    key_index h;
+    h.entries = table_rows;
+    h.direct = h.runs = h.merge = true;
+    h.keys = 1;
+    h.low = v[0];
+    h.run_keys = v;
+    h.rows_per_key = static_cast<double>(table_rows - 1) /
+                     static_cast<double>(std::max<std::int64_t>(1, v[table_rows - 1] - v[0]));
+    return h;
   }
 
   /// The index of `rows` (rows of a table of `table_rows` rows, in increasing order) keyed on
@@ -366,11 +439,14 @@ class database {
 
   /// For the joins: the kept index of table `name` (that is `t`) keyed on `columns` (see
   /// `key_index::build`), built over all its rows the first time.
+  /// `merge`: for probes in ascending key order, a merge index when the key column ascends
+  /// (`key_index::build_merge`; one integer column).
   std::shared_ptr<const key_index> index(std::string_view name, const relational::table& t,
                                          const std::vector<const relational::column*>& columns,
-                                         bool try_direct) const {
+                                         bool try_direct, bool merge = false) const {
+    merge = merge && try_direct && columns.size() == 1 && columns.front()->is_integer();
     cache_key key{std::string(name), {}};
-    key.second.push_back(try_direct ? "direct" : "hashed");
+    key.second.push_back(merge ? "merge" : try_direct ? "direct" : "hashed");
     for (const auto* c : columns) key.second.push_back(c->name());
     const std::lock_guard lock(cache_->mutex);
     auto& entry = cache_->indexes[key];
@@ -378,8 +454,9 @@ class database {
       ++cache_->counts.reused;
       return entry.index;
     }
-    entry.index =
-        std::make_shared<const key_index>(key_index::build_all(columns, try_direct, t.rows()));
+    entry.index = std::make_shared<const key_index>(
+        merge ? key_index::build_merge(*columns.front(), t.rows())
+              : key_index::build_all(columns, try_direct, t.rows()));
     entry.source = source_of(t, columns);
     ++cache_->counts.built;
     return entry.index;

@@ -531,6 +531,7 @@ struct row_context {
 struct join_context {
   const binding& b;
   std::array<std::size_t, max_tables> rows{};
+  std::array<std::size_t, max_tables> cursor{};  // each step's place in a merge index
   template <const query& Q, int N> double column() const {
     return b.columns[static_cast<std::size_t>(N)].at(rows[b.table_of[static_cast<std::size_t>(N)]]);
   }
@@ -1458,11 +1459,12 @@ template <const query& Q> struct join_scan {
   }
 
   /// The first entry of step s's index that matches the rows in `c`.
-  std::int64_t lookup(std::size_t s, const key_index& h, const join_context& c) const {
+  std::int64_t lookup(std::size_t s, const key_index& h, join_context& c) const {
     if (!h.direct) return h.find(key_of(keys[s].probe, h.keys, c));
     const auto id = static_cast<std::size_t>(keys[s].probe[0]);
     const column_view& probe = b.columns[id];
     const std::size_t row = c.rows[b.table_of[id]];
+    if (h.merge && probe.scaled) return h.seek(probe.scaled[row], c.cursor[s]);
     if (probe.scaled) {  // integer keys on both sides: no conversion to double
       const auto slot = static_cast<std::uint64_t>(probe.scaled[row] - h.low);
       return slot < h.first.size() ? h.first[slot] : none;
@@ -1518,6 +1520,22 @@ template <const query& Q> struct join_scan {
     return columns;
   }
 
+  /// Whether step s looks up a kept index in ascending key order, so that it may merge (see
+  /// `key_index::seek`): keyed on one integer column that ascends, probed from one that ascends
+  /// in the scanned table (each part of the scan reads its rows in order). Judged on the
+  /// columns' sampled profiles: a probe that comes out of order still finds its key.
+  bool merges(std::size_t s) const {
+    if (!db || !keys[s].dense || keys[s].count != 1) return false;
+    const auto build = static_cast<std::size_t>(keys[s].build[0]);
+    const auto probe = static_cast<std::size_t>(keys[s].probe[0]);
+    if (b.table_of[probe] != order[0] || !b.columns[build].source->is_integer() ||
+        !b.columns[probe].scaled)
+      return false;
+    const std::size_t t = order[s];
+    return db->profile(Q.tables[t].name, *tables[t], *b.columns[build].source).rising &&
+           db->profile(Q.tables[order[0]].name, *tables[order[0]], *b.columns[probe].source).rising;
+  }
+
   /// Step s's index: the database's kept one, or one of the rows that pass the table's terms.
   void index_step(std::size_t s, join_context& c, double probes, step_indexes& steps) const {
     const std::size_t t = order[s];
@@ -1525,7 +1543,7 @@ template <const query& Q> struct join_scan {
     const bool own_terms = has_terms[T + t];
     const double kept = own_terms ? selectivity(static_cast<int>(T + t), t, c) : 1.0;
     if (db && probes * (1.0 - kept) <= static_cast<double>(rows[t])) {
-      steps.index[s] = db->index(Q.tables[t].name, *tables[t], columns, keys[s].dense);
+      steps.index[s] = db->index(Q.tables[t].name, *tables[t], columns, keys[s].dense, merges(s));
       steps.filter_on_probe[s] = own_terms;
     } else {
       key_index::row_list passing;

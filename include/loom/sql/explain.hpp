@@ -289,7 +289,8 @@ std::string explain(const std::vector<const relational::table*>& tables,
         const auto at = static_cast<std::size_t>(j);
         text += (j ? ", " : "") + to_sql(Q, key.build[at]) + " = " + to_sql(Q, key.probe[at]);
       }
-      text += !key.dense       ? " (hashed)\n"
+      text += scan.merges(s)   ? " (merged: both ascend)\n"
+              : !key.dense     ? " (hashed)\n"
               : key.count == 1 ? " (array-indexed)\n"
                                : " (array-indexed by the first, the others compared)\n";
       if (const auto own = stage_terms(static_cast<int>(T + t)); !own.empty())
