@@ -303,7 +303,7 @@ TEST_CASE("sql_database: a column whose sampled neighbours rise may still fall (
   // 9000 ascending keys but one row, between sampled pairs, holding a key past the last: the
   // planner takes the column's range from its ends, the index finds the real one.
   using rel::column_type;
-  const std::size_t n = 9000, pairs = loom::sql_compiler::column_profile::samples;
+  const std::size_t n = 9000, pairs = loom::sql_compiler::column_profile::neighbours;
   std::vector<bool> sampled(n);
   for (std::size_t k = 0; k < pairs; ++k)
     sampled[k * (n - 1) / pairs] = sampled[k * (n - 1) / pairs + 1] = true;
@@ -405,6 +405,15 @@ TEST_CASE("key_index: a merge index finds keys from a cursor, probes in any orde
     }
     CHECK(count == static_cast<std::size_t>(std::count(keys.begin(), keys.end(), k)));
   }
+  // checked in parts on threads: the same index; a fall right at a part's start is seen
+  {
+    const loom::parallel_scope threads({.threads = 3});
+    CHECK(sc::key_index::build_merge(t["k"], t.rows(), 3).merge);
+    std::string falling = "k\n";
+    for (std::size_t r = 0; r < 12288; ++r) falling += std::to_string(r == 4096 ? 0 : r) + "\n";
+    const rel::table f = rel::read_csv_text(falling, "f", {{"k", column_type::int64}});
+    CHECK(!sc::key_index::build_merge(f["k"], f.rows(), 3).merge);
+  }
   // a column that falls somewhere is indexed as build_all does
   const rel::table u = rel::read_csv_text("k\n1\n4\n2\n", "u", {{"k", column_type::int64}});
   const sc::key_index fallen = sc::key_index::build_merge(u["k"], 3);
@@ -419,7 +428,7 @@ TEST_CASE("sql_database: a join whose probes and keys both ascend merges, on any
   // index of orders is a merge index; each part of the scan keeps its own cursor; the one row
   // out of order still finds its key. Against a plain loop, on 1 to 3 threads.
   using rel::column_type;
-  const std::size_t n = 60000, pairs = loom::sql_compiler::column_profile::samples;
+  const std::size_t n = 60000, pairs = loom::sql_compiler::column_profile::neighbours;
   std::vector<bool> sampled(n);
   for (std::size_t k = 0; k < pairs; ++k)
     sampled[k * (n - 1) / pairs] = sampled[k * (n - 1) / pairs + 1] = true;

@@ -641,22 +641,26 @@ TEST_CASE("sql: TPC-H Q7, Q8, Q9, Q14 and Q19 agree with SQLite on the same CSV 
 }
 
 TEST_CASE("sql_explain: TPC-H Q5's plan, in its own table and column names (SF 0.01)") {
-  // Every table is small enough at SF 0.01 to stay in cache, so the work counted is rows: from
-  // the one region kept, its nations, their suppliers and customers (a customer of the
-  // supplier's nation), their orders of the year and their lineitems, which close the cycle on
-  // l_suppkey. Scanning nation first costs about the same (no region index to build, but
-  // every nation's suppliers walked before its region is tested).
+  // The year's orders, their customers, their lineitems merged in key order (orders and
+  // lineitem both ascend on the order key), the suppliers of each line (closing the cycle on
+  // c_nationkey), their nations and region. Scanning region first costs about the same.
   CHECK(loom::sql_explain<tpch::sql::q5_text>(tables().database()) ==
-        "scan region (5 rows)\n"
-        "  filter: r_name = 'ASIA'\n"
-        "join nation (25 rows) on n_regionkey = r_regionkey (array-indexed)\n"
-        "join supplier (100 rows) on s_nationkey = n_nationkey (array-indexed)\n"
-        "join customer (1500 rows) on c_nationkey = s_nationkey (array-indexed)\n"
-        "join orders (15000 rows) on o_custkey = c_custkey (array-indexed)\n"
-        "  filter orders: o_orderdate >= DATE '1994-01-01' AND o_orderdate < DATE '1995-01-01'\n"
-        "join lineitem (59879 rows) on l_orderkey = o_orderkey, l_suppkey = s_suppkey "
+        "scan orders (15000 rows)\n"
+        "  filter: o_orderdate >= DATE '1994-01-01' AND o_orderdate < DATE '1995-01-01'\n"
+        "  rows selected a block at a time by: o_orderdate >= DATE '1994-01-01' AND o_orderdate < "
+        "DATE '1995-01-01'\n"
+        "join customer (1500 rows) on c_custkey = o_custkey (array-indexed)\n"
+        "join lineitem (59879 rows) on l_orderkey = o_orderkey (merged: both ascend)\n"
+        "join supplier (100 rows) on s_suppkey = l_suppkey, s_nationkey = c_nationkey "
         "(array-indexed by the first, the others compared)\n"
-        "estimated work 1.11e+05; scanning nation first instead: 1.11e+05\n"
+        "  semi-join: indexes only the rows with a partner in nation (when a quarter or more have "
+        "none)\n"
+        "join nation (25 rows) on n_nationkey = s_nationkey (array-indexed)\n"
+        "  semi-join: indexes only the rows with a partner in region (when a quarter or more have "
+        "none)\n"
+        "join region (5 rows) on r_regionkey = n_regionkey (array-indexed)\n"
+        "  filter region: r_name = 'ASIA'\n"
+        "estimated work 1.09e+05; scanning region first instead: 1.1e+05\n"
         "group by n_name\n"
         "aggregates per group: SUM(l_extendedprice * (1 - l_discount))\n"
         "result: n_name, SUM(l_extendedprice * (1 - l_discount)) AS revenue\n"

@@ -5,12 +5,14 @@
 #ifndef LOOM_SQL_DATABASE_HPP
 #define LOOM_SQL_DATABASE_HPP
 
+#include <loom/parallel/thread_pool.hpp>
 #include <loom/relational/column.hpp>
 #include <loom/relational/error.hpp>
 #include <loom/relational/table.hpp>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -142,17 +144,26 @@ struct key_index {
   }
 
   /// The merge index of every row of a table of `table_rows` rows on integer column `c`, when
-  /// `c` never decreases down the table; else the index `build_all` makes.
-  static key_index build_merge(const relational::column& c, std::size_t table_rows) {
+  /// `c` never decreases down the table (checked in `parts` ranges on loom's threads); else the
+  /// index `build_all` makes.
+  static key_index build_merge(const relational::column& c, std::size_t table_rows,
+                               std::size_t parts = 1) {
     const std::int64_t* v = c.ints().data();
-    bool rising = table_rows <= max_rows;
-    for (std::size_t r = 1; r < table_rows && rising; r += 4096) {
-      const std::size_t end = std::min(table_rows, r + 4096);
-      bool falls = false;
-      for (std::size_t q = r; q < end; ++q) falls |= v[q] < v[q - 1];
-      rising = !falls;
-    }
-    if (!rising || table_rows == 0) return build_all({&c}, true, table_rows);
+    std::atomic<bool> falls{table_rows > max_rows};
+    parts = std::max<std::size_t>(1, std::min(parts, table_rows / 4096));
+    parallel::parallel_for(parts, static_cast<unsigned>(parts), [&](std::size_t k, unsigned) {
+      const std::size_t end = table_rows * (k + 1) / parts;
+      for (std::size_t r = std::max<std::size_t>(1, table_rows * k / parts); r < end;) {
+        const std::size_t block = std::min(end, r + 4096);
+        bool fell = false;
+        for (; r < block; ++r) fell |= v[r] < v[r - 1];
+        if (fell || falls.load(std::memory_order_relaxed)) {
+          falls.store(true, std::memory_order_relaxed);
+          return;
+        }
+      }
+    });
+    if (falls.load() || table_rows == 0) return build_all({&c}, true, table_rows);
     key_index h;
     h.entries = table_rows;
     h.direct = h.runs = h.merge = true;
@@ -260,13 +271,16 @@ struct key_index {
 /// an estimate of its distinct values.
 struct column_profile {
   double distinct = 0;
-  bool sorted = false;  // nine in ten sampled neighbours ascend
-  bool rising = false;  // every sampled neighbour pair ascends
-  static constexpr std::size_t samples = 4096;
+  bool sorted = false;                             // nine in ten sampled neighbours ascend
+  bool rising = false;                             // every sampled neighbour pair ascends
+  static constexpr std::size_t samples = 4096;     // values sampled for distinct counts
+  static constexpr std::size_t neighbours = 1024;  // neighbour pairs sampled for the order
+  static constexpr std::size_t run = 16;           // rows read in a row at each sampled place
 
   /// Integer columns: a column sampled as ascending counts the changes between sampled
   /// neighbours (distinct ≈ 1 + changes' share × (rows − 1)); another one counts the distinct
-  /// values d among rows sampled at scattered places and takes the number D of equally frequent values
+  /// values d among `samples` rows, read `run` at a time at scattered places (a few pages of a
+  /// large column touched, not thousands), and takes the number D of equally frequent values
   /// that would leave d of them in such a sample, D(1 − e^(−m/D)) = d. A sample of all distinct
   /// values, and every other column, estimates one value a row. Tables of at most `samples`
   /// rows are counted exactly.
@@ -278,7 +292,7 @@ struct column_profile {
       p.sorted = p.rising = true;
       return p;
     }
-    const std::size_t pairs = std::min<std::size_t>(n - 1, samples);
+    const std::size_t pairs = std::min<std::size_t>(n - 1, neighbours);
     std::size_t ascending = 0, changes = 0;
     for (std::size_t k = 0; k < pairs; ++k) {
       const std::size_t r = k * (n - 1) / pairs;
@@ -298,7 +312,10 @@ struct column_profile {
     }
     const std::size_t m = std::min(n, samples);
     std::vector<std::int64_t> seen(m);
-    for (std::size_t k = 0; k < m; ++k) seen[k] = v[m == n ? k : scattered(k) % n];
+    for (std::size_t k = 0; k < m; k += run) {
+      const std::size_t at = m == n ? k : scattered(k / run) % (n - run + 1);
+      for (std::size_t j = 0; j < run && k + j < m; ++j) seen[k + j] = v[at + j];
+    }
     std::sort(seen.begin(), seen.end());
     const auto d = static_cast<double>(std::unique(seen.begin(), seen.end()) - seen.begin());
     if (m == n) {
@@ -440,10 +457,11 @@ class database {
   /// For the joins: the kept index of table `name` (that is `t`) keyed on `columns` (see
   /// `key_index::build`), built over all its rows the first time.
   /// `merge`: for probes in ascending key order, a merge index when the key column ascends
-  /// (`key_index::build_merge`; one integer column).
+  /// (`key_index::build_merge`, its check split in `parts`; one integer column).
   std::shared_ptr<const key_index> index(std::string_view name, const relational::table& t,
                                          const std::vector<const relational::column*>& columns,
-                                         bool try_direct, bool merge = false) const {
+                                         bool try_direct, bool merge = false,
+                                         std::size_t parts = 1) const {
     merge = merge && try_direct && columns.size() == 1 && columns.front()->is_integer();
     cache_key key{std::string(name), {}};
     key.second.push_back(merge ? "merge" : try_direct ? "direct" : "hashed");
@@ -455,7 +473,7 @@ class database {
       return entry.index;
     }
     entry.index = std::make_shared<const key_index>(
-        merge ? key_index::build_merge(*columns.front(), t.rows())
+        merge ? key_index::build_merge(*columns.front(), t.rows(), parts)
               : key_index::build_all(columns, try_direct, t.rows()));
     entry.source = source_of(t, columns);
     ++cache_->counts.built;

@@ -1543,7 +1543,8 @@ template <const query& Q> struct join_scan {
     const bool own_terms = has_terms[T + t];
     const double kept = own_terms ? selectivity(static_cast<int>(T + t), t, c) : 1.0;
     if (db && probes * (1.0 - kept) <= static_cast<double>(rows[t])) {
-      steps.index[s] = db->index(Q.tables[t].name, *tables[t], columns, keys[s].dense, merges(s));
+      steps.index[s] = db->index(Q.tables[t].name, *tables[t], columns, keys[s].dense, merges(s),
+                                 scan_parts(rows[t]));
       steps.filter_on_probe[s] = own_terms;
     } else {
       key_index::row_list passing;
