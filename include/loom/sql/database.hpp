@@ -376,9 +376,11 @@ class database {
   /// What the joins did with the key indexes: `built` indexes over whole tables, kept; `reused`
   /// such an index already kept; `filtered` an index of a table's rows that pass its own WHERE
   /// terms, built for one query and dropped (see `loom::sql_compiler::run`); `narrowed` an index
-  /// of the rows that have a partner in the next joined table (a semi-join), built for one query.
+  /// of the rows that have a partner in the next joined table (a semi-join), built for one query;
+  /// `reduced` an index of the rows whose key the scanned table probes, built for a query that
+  /// asks for an index no query asked for before (see `asked_for`).
   struct index_counts {
-    std::size_t built = 0, reused = 0, filtered = 0, narrowed = 0;
+    std::size_t built = 0, reused = 0, filtered = 0, narrowed = 0, reduced = 0;
   };
 
   database() = default;
@@ -452,6 +454,7 @@ class database {
     cache_->indexes.clear();
     cache_->spans.clear();
     cache_->profiles.clear();
+    cache_->asked.clear();
   }
 
   /// For the joins: the kept index of table `name` (that is `t`) keyed on `columns` (see
@@ -478,6 +481,26 @@ class database {
     entry.source = source_of(t, columns);
     ++cache_->counts.built;
     return entry.index;
+  }
+  /// For the joins: whether the index `index(name, t, columns, try_direct)` is kept, or a
+  /// query asked for it before; `record`: counts this as asking (a query's first run builds
+  /// something cheaper, the kept index waits for a second query that wants it).
+  bool asked_for(std::string_view name, const relational::table& t,
+                 const std::vector<const relational::column*>& columns, bool try_direct,
+                 bool record) const {
+    cache_key key{std::string(name), {}};
+    key.second.push_back(try_direct ? "direct" : "hashed");
+    for (const auto* c : columns) key.second.push_back(c->name());
+    const std::lock_guard lock(cache_->mutex);
+    const auto kept = cache_->indexes.find(key);
+    if (kept != cache_->indexes.end() && kept->second.index &&
+        kept->second.source == source_of(t, columns))
+      return true;
+    const auto source = source_of(t, columns);
+    const auto asked = cache_->asked.find(key);
+    if (asked != cache_->asked.end() && asked->second == source) return true;
+    if (record) cache_->asked[key] = source;
+    return false;
   }
   /// For the joins: the span of integer column `c` of table `name` (that is `t`), kept.
   column_span span(std::string_view name, const relational::table& t,
@@ -509,6 +532,11 @@ class database {
   void count_filtered() const {
     const std::lock_guard lock(cache_->mutex);
     ++cache_->counts.filtered;
+  }
+  /// For the joins: counts an index of the rows the scanned table probes.
+  void count_reduced() const {
+    const std::lock_guard lock(cache_->mutex);
+    ++cache_->counts.reduced;
   }
   /// For the joins: counts an index narrowed to the rows with a partner in the next table.
   void count_narrowed() const {
@@ -550,15 +578,18 @@ class database {
     std::map<cache_key, kept_index> indexes;
     std::map<cache_key, std::pair<source_key, column_span>> spans;
     std::map<cache_key, std::pair<source_key, column_profile>> profiles;
+    std::map<cache_key, source_key> asked;  // indexes a query asked for, not built yet
     index_counts counts;
     void copy_to(cache& out) {
       const std::lock_guard lock(mutex);
       out.indexes = indexes;
       out.spans = spans;
       out.profiles = profiles;
+      out.asked = asked;
     }
     void drop(const std::string& table) {
       const std::lock_guard lock(mutex);
+      std::erase_if(asked, [&](const auto& kv) { return kv.first.first == table; });
       std::erase_if(indexes, [&](const auto& kv) { return kv.first.first == table; });
       std::erase_if(spans, [&](const auto& kv) { return kv.first.first == table; });
       std::erase_if(profiles, [&](const auto& kv) { return kv.first.first == table; });

@@ -1536,13 +1536,91 @@ template <const query& Q> struct join_scan {
            db->profile(Q.tables[order[0]].name, *tables[order[0]], *b.columns[probe].source).rising;
   }
 
+  /// Whether step s, reached by about `probes` probes, may index only the rows of its table
+  /// whose key a scanned row probes (a semi-join of the indexed side), when its kept index is
+  /// not built yet: the step right after the scan, keyed on an integer column, probed for an
+  /// eighth of its distinct keys or fewer (TPC-H Q8: the parts of one type probe lineitem by
+  /// l_partkey). One pass over the key column instead of an index of every row; a second query
+  /// that asks for the kept index builds it (`database::asked_for`).
+  bool reduces(std::size_t s, double probes) const {
+    if (!db || s != 1 || !keys[s].dense || merges(s)) return false;
+    const auto build = static_cast<std::size_t>(keys[s].build[0]);
+    const auto probe = static_cast<std::size_t>(keys[s].probe[0]);
+    if (!b.columns[build].source->is_integer() || !b.columns[probe].scaled) return false;
+    const std::size_t t = order[s];
+    return probes * 8 <=
+           db->profile(Q.tables[t].name, *tables[t], *b.columns[build].source).distinct;
+  }
+
+  /// Step s's index of the rows of its table that pass their own terms and whose key a row of
+  /// the scanned table that passes its terms probes.
+  std::shared_ptr<const key_index> reduced_index(std::size_t s, join_context& c) const {
+    const std::size_t start = order[0], t = order[s];
+    const std::int64_t* probe = b.columns[static_cast<std::size_t>(keys[s].probe[0])].scaled;
+    std::vector<std::int64_t> wanted;
+    for_each_row_within(active_bounds<Q>(b, static_cast<std::ptrdiff_t>(start)), rows[start],
+                        [&](std::size_t r) {
+                          c.rows[start] = r;
+                          if (pass(0, c)) wanted.push_back(probe[r]);
+                        });
+    std::sort(wanted.begin(), wanted.end());
+    wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+    key_index::row_list passing;
+    if (!wanted.empty()) {
+      const std::int64_t low = wanted.front(), high = wanted.back();
+      // a bitmap of the wanted keys when their span is at most 2^26 (8 MB), else a search
+      const bool bitmap = static_cast<std::uint64_t>(high - low) < (std::uint64_t{1} << 26);
+      std::vector<std::uint64_t> bits(bitmap ? static_cast<std::size_t>(high - low) / 64 + 1 : 0);
+      if (bitmap)
+        for (const std::int64_t k : wanted) {
+          const auto at = static_cast<std::uint64_t>(k - low);
+          bits[at / 64] |= std::uint64_t{1} << (at % 64);
+        }
+      const std::int64_t* key =
+          b.columns[static_cast<std::size_t>(keys[s].build[0])].source->ints().data();
+      const bool own_terms = has_terms[T + t];
+      for (std::size_t r = 0; r < rows[t]; ++r) {
+        const std::int64_t k = key[r];
+        if (k < low || k > high) continue;
+        const auto at = static_cast<std::uint64_t>(k - low);
+        if (bitmap ? !(bits[at / 64] >> (at % 64) & 1)
+                   : !std::binary_search(wanted.begin(), wanted.end(), k))
+          continue;
+        c.rows[t] = r;
+        if (own_terms && !pass(static_cast<int>(T + t), c)) continue;
+        passing.push_back(static_cast<std::uint32_t>(r));
+      }
+    }
+    return std::make_shared<const key_index>(
+        key_index::build(step_columns(s), std::move(passing), keys[s].dense, rows[t]));
+  }
+
+  /// Whether step s, reached by about `probes` probes, uses the database's kept index (testing
+  /// its table's own terms on the rows a probe finds) rather than an index of the rows that
+  /// pass them, built for the call: when those tests cost less than the filtered build's scan.
+  bool uses_kept_index(std::size_t s, join_context& c, double probes) const {
+    const std::size_t t = order[s];
+    const double kept = has_terms[T + t] ? selectivity(static_cast<int>(T + t), t, c) : 1.0;
+    return db && probes * (1.0 - kept) <= static_cast<double>(rows[t]);
+  }
+
+  /// Whether step s's index is, in this call, reduced to the rows the scan probes (`reduces`),
+  /// because no query asked for its kept index before; `record`: this call asks.
+  bool first_asks(std::size_t s, join_context& c, double probes, bool record) const {
+    return uses_kept_index(s, c, probes) && reduces(s, probes) &&
+           !db->asked_for(Q.tables[order[s]].name, *tables[order[s]], step_columns(s),
+                          keys[s].dense, record);
+  }
+
   /// Step s's index: the database's kept one, or one of the rows that pass the table's terms.
   void index_step(std::size_t s, join_context& c, double probes, step_indexes& steps) const {
     const std::size_t t = order[s];
     const std::vector<const relational::column*> columns = step_columns(s);
     const bool own_terms = has_terms[T + t];
-    const double kept = own_terms ? selectivity(static_cast<int>(T + t), t, c) : 1.0;
-    if (db && probes * (1.0 - kept) <= static_cast<double>(rows[t])) {
+    if (first_asks(s, c, probes, true)) {
+      steps.index[s] = reduced_index(s, c);
+      db->count_reduced();
+    } else if (uses_kept_index(s, c, probes)) {
       steps.index[s] = db->index(Q.tables[t].name, *tables[t], columns, keys[s].dense, merges(s),
                                  scan_parts(rows[t]));
       steps.filter_on_probe[s] = own_terms;
