@@ -65,6 +65,17 @@ bool same(const rel::table& a, const rel::table& b) {
   return true;
 }
 
+/// The first row from `from` on of a column of `n` rows that no neighbour pair sampled by
+/// column_profile touches (a value there can break the column's order unseen).
+std::size_t unsampled_row(std::size_t n, std::size_t from) {
+  const std::size_t pairs = sc::column_profile::neighbours;
+  std::vector<bool> sampled(n);
+  for (std::size_t k = 0; k < pairs; ++k)
+    sampled[k * (n - 1) / pairs] = sampled[k * (n - 1) / pairs + 1] = true;
+  while (sampled[from]) ++from;
+  return from;
+}
+
 /// Query `Text` with indexes built for the call (no database keeps them).
 template <loom::fixed_string Text> rel::table uncached(const sc::database& db) {
   constexpr const sc::query& q = sc::detail::parsed<Text>;
@@ -310,12 +321,7 @@ TEST_CASE("sql_database: a column whose sampled neighbours rise may still fall (
   // 9000 ascending keys but one row, between sampled pairs, holding a key past the last: the
   // planner takes the column's range from its ends, the index finds the real one.
   using rel::column_type;
-  const std::size_t n = 9000, pairs = loom::sql_compiler::column_profile::neighbours;
-  std::vector<bool> sampled(n);
-  for (std::size_t k = 0; k < pairs; ++k)
-    sampled[k * (n - 1) / pairs] = sampled[k * (n - 1) / pairs + 1] = true;
-  std::size_t odd = n / 2;
-  while (sampled[odd]) ++odd;
+  const std::size_t n = 9000, odd = unsampled_row(n, n / 2);
   std::string facts = "k,v\n", dims = "k,name\n";
   for (std::size_t r = 0; r < n; ++r)
     facts += std::to_string(r == odd ? 20000 : r) + "," + std::to_string(r % 7) + "\n";
@@ -435,12 +441,7 @@ TEST_CASE("sql_database: a join whose probes and keys both ascend merges, on any
   // index of orders is a merge index; each part of the scan keeps its own cursor; the one row
   // out of order still finds its key. Against a plain loop, on 1 to 3 threads.
   using rel::column_type;
-  const std::size_t n = 60000, pairs = loom::sql_compiler::column_profile::neighbours;
-  std::vector<bool> sampled(n);
-  for (std::size_t k = 0; k < pairs; ++k)
-    sampled[k * (n - 1) / pairs] = sampled[k * (n - 1) / pairs + 1] = true;
-  std::size_t odd = n / 3;
-  while (sampled[odd]) ++odd;
+  const std::size_t n = 60000, odd = unsampled_row(n, n / 3);
   std::string items = "i_order,qty\n", orders = "o_key,o_cust\n";
   std::vector<std::int64_t> item_order(n), item_qty(n);
   for (std::size_t r = 0; r < n; ++r) {

@@ -117,7 +117,7 @@ struct key_index {
     } else if (at < n && v[at] < k) {
       // v[lo] < k; the entry sought is in (lo, hi], hi == n or v[hi] >= k
       std::size_t lo = at, hi = n;
-      const double ahead = static_cast<double>(k - v[at]) * rows_per_key;
+      const double ahead = (static_cast<double>(k) - static_cast<double>(v[at])) * rows_per_key;
       const std::size_t guess =
           ahead < static_cast<double>(n - at) ? at + 1 + static_cast<std::size_t>(ahead) : n;
       if (guess >= n || v[guess] >= k) {
@@ -170,8 +170,9 @@ struct key_index {
     h.keys = 1;
     h.low = v[0];
     h.run_keys = v;
-    h.rows_per_key = static_cast<double>(table_rows - 1) /
-                     static_cast<double>(std::max<std::int64_t>(1, v[table_rows - 1] - v[0]));
+    h.rows_per_key =
+        static_cast<double>(table_rows - 1) /
+        std::max(1.0, static_cast<double>(v[table_rows - 1]) - static_cast<double>(v[0]));
     return h;
   }
 

@@ -1569,20 +1569,22 @@ template <const query& Q> struct join_scan {
     if (!wanted.empty()) {
       const std::int64_t low = wanted.front(), high = wanted.back();
       // a bitmap of the wanted keys when their span is at most 2^26 (8 MB), else a search
-      const bool bitmap = static_cast<std::uint64_t>(high - low) < (std::uint64_t{1} << 26);
-      std::vector<std::uint64_t> bits(bitmap ? static_cast<std::size_t>(high - low) / 64 + 1 : 0);
+      // offsets from `low` in unsigned arithmetic: the keys may span more than an int64
+      auto offset = [&](std::int64_t k) {
+        return static_cast<std::uint64_t>(k) - static_cast<std::uint64_t>(low);
+      };
+      const bool bitmap = offset(high) < (std::uint64_t{1} << 26);
+      std::vector<std::uint64_t> bits(bitmap ? static_cast<std::size_t>(offset(high)) / 64 + 1 : 0);
       if (bitmap)
-        for (const std::int64_t k : wanted) {
-          const auto at = static_cast<std::uint64_t>(k - low);
-          bits[at / 64] |= std::uint64_t{1} << (at % 64);
-        }
+        for (const std::int64_t k : wanted)
+          bits[offset(k) / 64] |= std::uint64_t{1} << (offset(k) % 64);
       const std::int64_t* key =
           b.columns[static_cast<std::size_t>(keys[s].build[0])].source->ints().data();
       const bool own_terms = has_terms[T + t];
       for (std::size_t r = 0; r < rows[t]; ++r) {
         const std::int64_t k = key[r];
         if (k < low || k > high) continue;
-        const auto at = static_cast<std::uint64_t>(k - low);
+        const std::uint64_t at = offset(k);
         if (bitmap ? !(bits[at / 64] >> (at % 64) & 1)
                    : !std::binary_search(wanted.begin(), wanted.end(), k))
           continue;
