@@ -1607,9 +1607,10 @@ template <const query& Q> struct join_scan {
   }
 
   /// Whether step s's index is, in this call, reduced to the rows the scan probes (`reduces`),
-  /// because no query asked for its kept index before; `record`: this call asks.
-  bool first_asks(std::size_t s, join_context& c, double probes, bool record) const {
-    return uses_kept_index(s, c, probes) && reduces(s, probes) &&
+  /// because no query asked for its kept index before (`kept`: uses_kept_index); `record`:
+  /// this call asks.
+  bool first_asks(std::size_t s, bool kept, double probes, bool record) const {
+    return kept && reduces(s, probes) &&
            !db->asked_for(Q.tables[order[s]].name, *tables[order[s]], step_columns(s),
                           keys[s].dense, record);
   }
@@ -1619,10 +1620,11 @@ template <const query& Q> struct join_scan {
     const std::size_t t = order[s];
     const std::vector<const relational::column*> columns = step_columns(s);
     const bool own_terms = has_terms[T + t];
-    if (first_asks(s, c, probes, true)) {
+    const bool kept = uses_kept_index(s, c, probes);
+    if (first_asks(s, kept, probes, true)) {
       steps.index[s] = reduced_index(s, c);
       db->count_reduced();
-    } else if (uses_kept_index(s, c, probes)) {
+    } else if (kept) {
       steps.index[s] = db->index(Q.tables[t].name, *tables[t], columns, keys[s].dense, merges(s),
                                  scan_parts(rows[t]));
       steps.filter_on_probe[s] = own_terms;

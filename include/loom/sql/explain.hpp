@@ -293,7 +293,7 @@ std::string explain(const std::vector<const relational::table*>& tables,
               : !key.dense     ? " (hashed)\n"
               : key.count == 1 ? " (array-indexed)\n"
                                : " (array-indexed by the first, the others compared)\n";
-      if (scan.first_asks(s, c, probes_at[s], false))
+      if (scan.first_asks(s, scan.uses_kept_index(s, c, probes_at[s]), probes_at[s], false))
         text +=
             "  first run: indexes only the rows whose key the scan probes (a semi-join); a "
             "query that asks again builds the kept index\n";
