@@ -1,5 +1,6 @@
 // Loads CSV files into an in-memory DuckDB and times several SQL queries (benchmarks/relational
-// sql_tpch): each query's first run after the load, then its best of `reps` more runs.
+// sql_tpch): each query's first run after the load, then its best of `reps` more runs (`nan`
+// with reps 0: one query alone after a load is a cold run).
 // usage: node duckdb_tpch.mjs <threads> <reps> <budget_ms> table=path:col,col,... ... \
 //        query=name:file.sql ...
 // DuckDB comes from npm (`npm install @duckdb/node-api` in $LOOM_DUCKDB_DIR). Prints
@@ -40,6 +41,6 @@ for (const spec of specs.filter((s) => s.startsWith('query='))) {
     spent += t;
     ++runs;
   }
-  console.log(`query ${name} ${first.toFixed(3)} ${best.toFixed(3)} ${runs}`);
+  console.log(`query ${name} ${first.toFixed(3)} ${runs ? best.toFixed(3) : 'nan'} ${runs}`);
   for (const row of rows) console.log(`row ${name}\t` + row.map((v) => String(v)).join('\t'));
 }

@@ -1,11 +1,13 @@
 // The TPC-H queries of examples/tpch/sql_queries.hpp as SQL text: loom::sql against DuckDB (1
 // and 2 threads, through node, when $LOOM_DUCKDB_DIR has @duckdb/node-api) and SQLite (in
 // memory, primary keys declared, ANALYZE) on the same generated CSV files, results checked
-// equal. Per query: cold (loom: the first run in a fresh process forked after the load, with
-// no kept index; DuckDB and SQLite: the query's first run after the load), the first run in
-// list order after the queries before it (what end to end adds up), and warm (the best of 5 more
-// runs in the process, fewer once they took --budget ms). Loads are timed apart.
+// equal. Per query: cold (the query alone in a fresh process that loaded the tables: loom
+// reruns this program with --cold-one, DuckDB runs node with that query only; SQLite: the
+// query's first run after the load), the first run in list order after the queries before it
+// (what end to end adds up), and warm (the best of 5 more runs in the process, fewer once they
+// took --budget ms). Loads are timed apart.
 //   sql_tpch [--sf 1] [--threads 2] [--reps 5] [--budget 3000] [--no-duckdb] [--no-sqlite]
+//            [--no-cold]
 // Data in $LOOM_TPCH_DATA/sf<sf> (default: the temporary folder), generated when missing.
 // SPDX-License-Identifier: BSL-1.0
 #include <algorithm>
@@ -25,7 +27,6 @@
 #include "timing.hpp"
 #include "tpch/dbgen.hpp"
 #include "tpch/sql_queries.hpp"
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
@@ -182,8 +183,9 @@ struct duckdb_run {
   std::map<std::string, cells> results;
 };
 
+/// DuckDB on every query in list order, or on `only` alone (its first run: a cold one).
 duckdb_run run_duckdb(int threads, int reps, double budget, const loom::sql_database& tables,
-                      const fs::path& dir) {
+                      const fs::path& dir, const std::string& only = {}) {
   duckdb_run out;
   const char* home = std::getenv("LOOM_DUCKDB_DIR");
   if (!home || !fs::exists(fs::path(home) / "node_modules/@duckdb/node-api")) return out;
@@ -200,6 +202,7 @@ duckdb_run run_duckdb(int threads, int reps, double budget, const loom::sql_data
            ":" + columns + "'";
   }
   for (const query_case& q : queries) {
+    if (!only.empty() && q.name != only) continue;
     std::string text(q.text);
     // DuckDB does not take the interval's precision that the specification writes in Q1.
     for (std::size_t at; (at = text.find(" day (3)")) != std::string::npos;)
@@ -243,12 +246,30 @@ duckdb_run run_duckdb(int threads, int reps, double budget, const loom::sql_data
   return out;
 }
 
+/// A cold run: this program again with --cold-one, which loads the tables and runs the query
+/// once in its own process (NaN when it fails).
+double cold_in_own_process(const query_case& q, int threads, double sf) {
+  char cmd[512];
+  std::snprintf(cmd, sizeof cmd, "/proc/%d/exe --sf %g --threads %d --cold-one %s",
+                static_cast<int>(getpid()), sf, threads, q.name.c_str());
+  FILE* p = popen(cmd, "r");
+  if (!p) return NAN;
+  double ms = NAN;
+  char line[256];
+  while (std::fgets(line, sizeof line, p))
+    if (std::sscanf(line, "cold_ms %lf", &ms) == 1) break;
+  while (std::fgets(line, sizeof line, p)) {
+  }
+  return pclose(p) == 0 ? ms : NAN;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   double sf = 1, budget = 3000, sqlite_limit = 30000;
   int threads = 2, reps = 5;
-  bool duckdb = true, sqlite = true;
+  bool duckdb = true, sqlite = true, cold = true;
+  std::string cold_one;
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
     if (a == "--sf" && k + 1 < argc)
@@ -265,11 +286,15 @@ int main(int argc, char** argv) {
       duckdb = false;
     else if (a == "--no-sqlite")
       sqlite = false;
+    else if (a == "--no-cold")
+      cold = false;
+    else if (a == "--cold-one" && k + 1 < argc)
+      cold_one = argv[++k];
     else {
       std::fprintf(
           stderr,
           "usage: sql_tpch [--sf 1] [--threads 2] [--reps 5] [--budget 3000] [--sqlite-limit 30] "
-          "[--no-duckdb] [--no-sqlite]\n");
+          "[--no-duckdb] [--no-sqlite] [--no-cold]\n");
       return 2;
     }
   }
@@ -278,6 +303,19 @@ int main(int argc, char** argv) {
   const fs::path dir = (std::getenv("LOOM_TPCH_DATA") ? fs::path(std::getenv("LOOM_TPCH_DATA"))
                                                       : fs::temp_directory_path()) /
                        tag;
+  if (!cold_one.empty()) {  // a cold run, in a process of its own: load, then one query
+    const tpch::sql::tables loaded(dir);
+    const loom::sql_database db = loaded.database();
+    loom::set_num_threads(threads);
+    for (const query_case& q : queries) {
+      if (q.name != cold_one) continue;
+      const double t0 = bench::now_ms();
+      (void)q.run(db);
+      std::printf("cold_ms %.3f\n", bench::now_ms() - t0);
+      return 0;
+    }
+    return 2;
+  }
   if (!fs::exists(dir / "lineitem.csv")) {
     const double t0 = bench::now_ms();
     tpch::generate(dir, sf, true);
@@ -318,9 +356,9 @@ int main(int argc, char** argv) {
   }
   std::fflush(stdout);
 
-  // loom with 1, then 2 threads a query (loom::set_num_threads), each from no kept index:
-  // cold, each query alone in a process forked now; then every query once in order in this
-  // process (keeping indexes: "first"), then warm. The 2-thread results must equal the 1-thread.
+  // loom with 1, then 2 threads a query (loom::set_num_threads): cold, each query alone in a
+  // process of its own; then, from no kept index, every query once in order in this process
+  // (keeping indexes: "first"), then warm. The 2-thread results must equal the 1-thread.
   std::map<int, std::map<std::string, timing>> mine;
   std::map<std::string, cells> expected;
   bool threads_agree = true;
@@ -328,26 +366,8 @@ int main(int argc, char** argv) {
     loom::set_num_threads(n);
     db.drop_indexes();
     const auto before = db.counts();
-    for (const query_case& q : queries) {
-      int fd[2];
-      if (pipe(fd) != 0) return 1;
-      const pid_t child = fork();
-      if (child == 0) {
-        close(fd[0]);
-        const double start = bench::now_ms();
-        (void)q.run(db);
-        const double ms = bench::now_ms() - start;
-        if (write(fd[1], &ms, sizeof ms) != sizeof ms) _exit(1);
-        _exit(0);
-      }
-      close(fd[1]);
-      double ms = NAN;
-      if (read(fd[0], &ms, sizeof ms) != sizeof ms) ms = NAN;
-      close(fd[0]);
-      int status = 0;
-      waitpid(child, &status, 0);
-      mine[n][q.name].cold = ms;
-    }
+    if (cold)
+      for (const query_case& q : queries) mine[n][q.name].cold = cold_in_own_process(q, n, sf);
     for (const query_case& q : queries) {
       t0 = bench::now_ms();
       const rel::table r = q.run(db);
@@ -440,6 +460,11 @@ int main(int argc, char** argv) {
         t.checked = true;
         t.equal = agree(expected[name], duck[n].results[name], why);
         if (!t.equal) std::printf("DuckDB %d %s differs: %s\n", n, name.c_str(), why.c_str());
+        t.cold = NAN;
+        if (cold) {
+          const duckdb_run alone = run_duckdb(n, 0, budget, db, dir, name);
+          if (alone.ok && alone.times.count(name)) t.cold = alone.times.at(name).first;
+        }
       }
     }
 

@@ -274,6 +274,7 @@ struct column_profile {
   double distinct = 0;
   bool sorted = false;                             // nine in ten sampled neighbours ascend
   bool rising = false;                             // every sampled neighbour pair ascends
+  std::int64_t low = 0, high = -1;                 // integer columns: the sampled ends
   static constexpr std::size_t samples = 4096;     // values sampled for distinct counts
   static constexpr std::size_t neighbours = 1024;  // neighbour pairs sampled for the order
   static constexpr std::size_t run = 16;           // rows read in a row at each sampled place
@@ -291,6 +292,7 @@ struct column_profile {
     p.distinct = static_cast<double>(n);
     if (n < 2) {
       p.sorted = p.rising = true;
+      if (n == 1 && c.is_integer()) p.low = p.high = c.ints()[0];
       return p;
     }
     const std::size_t pairs = std::min<std::size_t>(n - 1, neighbours);
@@ -305,6 +307,8 @@ struct column_profile {
     if (!c.is_integer()) return p;
     const std::int64_t* v = c.ints().data();
     if (p.rising) {
+      p.low = v[0];
+      p.high = v[n - 1];
       p.distinct = pairs == n - 1
                        ? static_cast<double>(changes + 1)
                        : 1.0 + static_cast<double>(changes) / static_cast<double>(pairs) *
@@ -318,6 +322,8 @@ struct column_profile {
       for (std::size_t j = 0; j < run && k + j < m; ++j) seen[k + j] = v[at + j];
     }
     std::sort(seen.begin(), seen.end());
+    p.low = seen.front();
+    p.high = seen.back();
     const auto d = static_cast<double>(std::unique(seen.begin(), seen.end()) - seen.begin());
     if (m == n) {
       p.distinct = d;
@@ -355,11 +361,12 @@ struct column_span {
     const auto [lo, hi] = std::minmax_element(c.ints().begin(), c.ints().end());
     return {*lo, *hi};
   }
-  /// For the planner, which only chooses an array index by it (the index finds its own range):
-  /// a column whose sampled neighbours all ascend spans its first to its last value.
+  /// For the planner, which only chooses an array index by it (the index finds its own range
+  /// and hashes a key that spans too widely): the ends of the profile's sample, no pass over the
+  /// column. A column whose sampled neighbours all ascend spans its first to its last value.
   static column_span of(const relational::column& c, const column_profile& p) {
     if (c.ints().empty()) return {};
-    return p.rising ? column_span{c.ints().front(), c.ints().back()} : of(c);
+    return {p.low, p.high};
   }
 };
 
@@ -453,7 +460,6 @@ class database {
   void drop_indexes() {
     const std::lock_guard lock(cache_->mutex);
     cache_->indexes.clear();
-    cache_->spans.clear();
     cache_->profiles.clear();
     cache_->asked.clear();
   }
@@ -503,14 +509,11 @@ class database {
     if (record) cache_->asked[key] = source;
     return false;
   }
-  /// For the joins: the span of integer column `c` of table `name` (that is `t`), kept.
+  /// For the join planner: the sampled span of integer column `c` of table `name` (that is `t`).
   column_span span(std::string_view name, const relational::table& t,
                    const relational::column& c) const {
     const std::lock_guard lock(cache_->mutex);
-    auto& entry = cache_->spans[cache_key{std::string(name), {c.name()}}];
-    const auto source = source_of(t, {&c});
-    if (entry.first != source) entry = {source, column_span::of(c, profile_locked(name, t, c))};
-    return entry.second;
+    return column_span::of(c, profile_locked(name, t, c));
   }
   /// For the join planner: the profile of column `c` of table `name` (that is `t`), kept.
   column_profile profile(std::string_view name, const relational::table& t,
@@ -577,14 +580,12 @@ class database {
   struct cache {
     std::mutex mutex;
     std::map<cache_key, kept_index> indexes;
-    std::map<cache_key, std::pair<source_key, column_span>> spans;
     std::map<cache_key, std::pair<source_key, column_profile>> profiles;
     std::map<cache_key, source_key> asked;  // indexes a query asked for, not built yet
     index_counts counts;
     void copy_to(cache& out) {
       const std::lock_guard lock(mutex);
       out.indexes = indexes;
-      out.spans = spans;
       out.profiles = profiles;
       out.asked = asked;
     }
@@ -592,7 +593,6 @@ class database {
       const std::lock_guard lock(mutex);
       std::erase_if(asked, [&](const auto& kv) { return kv.first.first == table; });
       std::erase_if(indexes, [&](const auto& kv) { return kv.first.first == table; });
-      std::erase_if(spans, [&](const auto& kv) { return kv.first.first == table; });
       std::erase_if(profiles, [&](const auto& kv) { return kv.first.first == table; });
     }
   };

@@ -1570,7 +1570,7 @@ template <const query& Q> struct join_scan {
       const std::int64_t low = wanted.front(), high = wanted.back();
       // a bitmap of the wanted keys when their span is at most 2^26 (8 MB), else a search
       // offsets from `low` in unsigned arithmetic: the keys may span more than an int64
-      auto offset = [&](std::int64_t k) {
+      auto offset = [low](std::int64_t k) {
         return static_cast<std::uint64_t>(k) - static_cast<std::uint64_t>(low);
       };
       const bool bitmap = offset(high) < (std::uint64_t{1} << 26);
@@ -1581,20 +1581,50 @@ template <const query& Q> struct join_scan {
       const std::int64_t* key =
           b.columns[static_cast<std::size_t>(keys[s].build[0])].source->ints().data();
       const bool own_terms = has_terms[T + t];
-      for (std::size_t r = 0; r < rows[t]; ++r) {
-        const std::int64_t k = key[r];
-        if (k < low || k > high) continue;
-        const std::uint64_t at = offset(k);
-        if (bitmap ? !(bits[at / 64] >> (at % 64) & 1)
-                   : !std::binary_search(wanted.begin(), wanted.end(), k))
-          continue;
-        c.rows[t] = r;
-        if (own_terms && !pass(static_cast<int>(T + t), c)) continue;
-        passing.push_back(static_cast<std::uint32_t>(r));
-      }
+      // captured by value: each part's copy stays in registers
+      passing =
+          rows_where(t, [=, this, bits = bits.data(), &wanted](std::size_t r, join_context& at) {
+            const std::int64_t k = key[r];
+            if (k < low || k > high) return false;
+            const std::uint64_t bit = offset(k);
+            if (bitmap ? !(bits[bit / 64] >> (bit % 64) & 1)
+                       : !std::binary_search(wanted.begin(), wanted.end(), k))
+              return false;
+            at.rows[t] = r;
+            return !own_terms || pass(static_cast<int>(T + t), at);
+          });
     }
     return std::make_shared<const key_index>(
         key_index::build(step_columns(s), std::move(passing), keys[s].dense, rows[t]));
+  }
+
+  /// The rows r of table t that its bounds admit and `keep(r, context)` accepts, in table order:
+  /// found in parts on loom's threads (scan_parts), each part with its own join context.
+  template <class Keep> key_index::row_list rows_where(std::size_t t, const Keep& keep) const {
+    const bound_set set = active_bounds<Q>(b, static_cast<std::ptrdiff_t>(t));
+    const std::size_t parts = scan_parts(rows[t]);
+    std::vector<key_index::row_list> found(parts);
+    run_split(rows[t], parts, [&](std::size_t k, std::size_t lo, std::size_t hi) {
+      Keep test = keep;  // a copy of its own, which the loop need not reload
+      join_context at{b, {}};
+      key_index::row_list out;
+      if (set.count == 0) {
+        for (std::size_t r = lo; r < hi; ++r)
+          if (test(r, at)) out.push_back(static_cast<std::uint32_t>(r));
+      } else {
+        for_each_row_within(set, lo, hi, [&](std::size_t r) {
+          if (test(r, at)) out.push_back(static_cast<std::uint32_t>(r));
+        });
+      }
+      found[k] = std::move(out);
+    });
+    if (parts == 1) return std::move(found[0]);
+    std::size_t total = 0;
+    for (const auto& f : found) total += f.size();
+    key_index::row_list all;
+    all.reserve(total);
+    for (const auto& f : found) all.insert(all.end(), f.begin(), f.end());
+    return all;
   }
 
   /// Whether step s, reached by about `probes` probes, uses the database's kept index (testing
@@ -1629,13 +1659,10 @@ template <const query& Q> struct join_scan {
                                  scan_parts(rows[t]));
       steps.filter_on_probe[s] = own_terms;
     } else {
-      key_index::row_list passing;
-      for_each_row_within(active_bounds<Q>(b, static_cast<std::ptrdiff_t>(t)), rows[t],
-                          [&](std::size_t r) {
-                            c.rows[t] = r;
-                            if (pass(static_cast<int>(T + t), c))
-                              passing.push_back(static_cast<std::uint32_t>(r));
-                          });
+      key_index::row_list passing = rows_where(t, [&](std::size_t r, join_context& at) {
+        at.rows[t] = r;
+        return pass(static_cast<int>(T + t), at);
+      });
       steps.index[s] = std::make_shared<const key_index>(
           key_index::build(columns, std::move(passing), keys[s].dense, rows[t]));
       if (db) db->count_filtered();
