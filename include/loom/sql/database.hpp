@@ -106,15 +106,15 @@ struct key_index {
   /// A merge index's first entry of key `k`, or `none`. From `cursor` (where the last probe
   /// left it) forward: a first guess where `k` should be if keys spread evenly over the rows,
   /// then galloping from the guess and a binary search of the last stride; a key before the
-  /// cursor is searched among the entries before it. Leaves the cursor at the first entry not
-  /// below `k`.
+  /// cursor is sought the same way from the first entry (probes in no order cost a guess and a
+  /// short gallop each, not a binary search of the table). Leaves the cursor at the first entry
+  /// not below `k`.
   std::int64_t seek(std::int64_t k, std::size_t& cursor) const {
     const std::int64_t* v = run_keys;
     const std::size_t n = entries;
     std::size_t at = std::min(cursor, n);
-    if (at > 0 && v[at - 1] >= k) {
-      at = static_cast<std::size_t>(std::lower_bound(v, v + at, k) - v);
-    } else if (at < n && v[at] < k) {
+    if (at > 0 && v[at - 1] >= k) at = 0;
+    if (at < n && v[at] < k) {
       // v[lo] < k; the entry sought is in (lo, hi], hi == n or v[hi] >= k
       std::size_t lo = at, hi = n;
       const double ahead = (static_cast<double>(k) - static_cast<double>(v[at])) * rows_per_key;
@@ -386,9 +386,10 @@ class database {
   /// terms, built for one query and dropped (see `loom::sql_compiler::run`); `narrowed` an index
   /// of the rows that have a partner in the next joined table (a semi-join), built for one query;
   /// `reduced` an index of the rows whose key the scanned table probes, built for a query that
-  /// asks for an index no query asked for before (see `asked_for`).
+  /// asks for an index no query asked for before (see `asked_for`); `searched` a key column
+  /// found to ascend and searched by each probe instead, for such a query.
   struct index_counts {
-    std::size_t built = 0, reused = 0, filtered = 0, narrowed = 0, reduced = 0;
+    std::size_t built = 0, reused = 0, filtered = 0, narrowed = 0, reduced = 0, searched = 0;
   };
 
   database() = default;
@@ -541,6 +542,11 @@ class database {
   void count_reduced() const {
     const std::lock_guard lock(cache_->mutex);
     ++cache_->counts.reduced;
+  }
+  /// For the joins: counts an ascending key column searched instead of indexed.
+  void count_searched() const {
+    const std::lock_guard lock(cache_->mutex);
+    ++cache_->counts.searched;
   }
   /// For the joins: counts an index narrowed to the rows with a partner in the next table.
   void count_narrowed() const {

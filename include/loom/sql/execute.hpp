@@ -1552,6 +1552,23 @@ template <const query& Q> struct join_scan {
            db->profile(Q.tables[t].name, *tables[t], *b.columns[build].source).distinct;
   }
 
+  /// Whether step s, reached by about `probes` probes, may search its table's key column
+  /// instead of indexing it, when its kept index is not built yet: keyed on one integer column
+  /// whose sampled neighbours ascend, probed for an eighth of the table's rows or fewer (TPC-H
+  /// Q8: the lineitem rows of one part type probe orders by o_orderkey). Checking that the
+  /// column ascends reads it once and writes nothing; each probe then guesses where its key is
+  /// from the keys' spread and gallops (`key_index::seek`), where an array index would write a
+  /// slot for every key first.
+  bool searches(std::size_t s, double probes) const {
+    if (!db || !keys[s].dense || keys[s].count != 1 || merges(s)) return false;
+    const auto build = static_cast<std::size_t>(keys[s].build[0]);
+    const auto probe = static_cast<std::size_t>(keys[s].probe[0]);
+    if (!b.columns[build].source->is_integer() || !b.columns[probe].scaled) return false;
+    const std::size_t t = order[s];
+    return probes * 8 <= static_cast<double>(rows[t]) &&
+           db->profile(Q.tables[t].name, *tables[t], *b.columns[build].source).rising;
+  }
+
   /// Step s's index of the rows of its table that pass their own terms and whose key a row of
   /// the scanned table that passes its terms probes.
   std::shared_ptr<const key_index> reduced_index(std::size_t s, join_context& c) const {
@@ -1640,7 +1657,7 @@ template <const query& Q> struct join_scan {
   /// because no query asked for its kept index before (`kept`: uses_kept_index); `record`:
   /// this call asks.
   bool first_asks(std::size_t s, bool kept, double probes, bool record) const {
-    return kept && reduces(s, probes) &&
+    return kept && (searches(s, probes) || reduces(s, probes)) &&
            !db->asked_for(Q.tables[order[s]].name, *tables[order[s]], step_columns(s),
                           keys[s].dense, record);
   }
@@ -1652,8 +1669,15 @@ template <const query& Q> struct join_scan {
     const bool own_terms = has_terms[T + t];
     const bool kept = uses_kept_index(s, c, probes);
     if (first_asks(s, kept, probes, true)) {
-      steps.index[s] = reduced_index(s, c);
-      db->count_reduced();
+      if (searches(s, probes)) {  // (a column that turns out not to ascend gets an array)
+        steps.index[s] = std::make_shared<const key_index>(
+            key_index::build_merge(*columns.front(), rows[t], scan_parts(rows[t])));
+        steps.filter_on_probe[s] = own_terms;
+        db->count_searched();
+      } else {
+        steps.index[s] = reduced_index(s, c);
+        db->count_reduced();
+      }
     } else if (kept) {
       steps.index[s] = db->index(Q.tables[t].name, *tables[t], columns, keys[s].dense, merges(s),
                                  scan_parts(rows[t]));

@@ -294,9 +294,11 @@ std::string explain(const std::vector<const relational::table*>& tables,
               : key.count == 1 ? " (array-indexed)\n"
                                : " (array-indexed by the first, the others compared)\n";
       if (scan.first_asks(s, scan.uses_kept_index(s, c, probes_at[s]), probes_at[s], false))
-        text +=
-            "  first run: indexes only the rows whose key the scan probes (a semi-join); a "
-            "query that asks again builds the kept index\n";
+        text += scan.searches(s, probes_at[s])
+                    ? "  first run: searches the ascending key column for each probe (no "
+                      "index built); a query that asks again builds the kept index\n"
+                    : "  first run: indexes only the rows whose key the scan probes (a "
+                      "semi-join); a query that asks again builds the kept index\n";
       if (const auto own = stage_terms(static_cast<int>(T + t)); !own.empty())
         text += "  filter " + detail::table_text(Q, t) + ": " + detail::terms_text(Q, own) + "\n";
       if (const auto joined = stage_terms(static_cast<int>(s)); !joined.empty())
