@@ -7,7 +7,8 @@
 // (what end to end adds up), and warm (the best of 5 more runs in the process, fewer once they
 // took --budget ms). Loads are timed apart.
 //   sql_tpch [--sf 1] [--threads 2] [--reps 5] [--budget 3000] [--no-duckdb] [--no-sqlite]
-//            [--no-cold]
+//            [--cold-runs 1] [--no-cold]
+// --cold-runs n: each cold figure the median of n such processes.
 // Data in $LOOM_TPCH_DATA/sf<sf> (default: the temporary folder), generated when missing.
 // SPDX-License-Identifier: BSL-1.0
 #include <algorithm>
@@ -263,12 +264,22 @@ double cold_in_own_process(const query_case& q, int threads, double sf) {
   return pclose(p) == 0 ? ms : NAN;
 }
 
+/// The median of `runs` calls of `f` (NaN when any is NaN).
+template <class F> double median_of(int runs, F&& f) {
+  std::vector<double> ms;
+  for (int k = 0; k < runs; ++k) ms.push_back(f());
+  if (std::any_of(ms.begin(), ms.end(), [](double x) { return std::isnan(x); })) return NAN;
+  std::sort(ms.begin(), ms.end());
+  return ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   double sf = 1, budget = 3000, sqlite_limit = 30000;
   int threads = 2, reps = 5;
   bool duckdb = true, sqlite = true, cold = true;
+  int cold_runs = 1;
   std::string cold_one;
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];
@@ -288,13 +299,15 @@ int main(int argc, char** argv) {
       sqlite = false;
     else if (a == "--no-cold")
       cold = false;
+    else if (a == "--cold-runs" && k + 1 < argc)
+      cold_runs = std::max(1, std::atoi(argv[++k]));
     else if (a == "--cold-one" && k + 1 < argc)
       cold_one = argv[++k];
     else {
       std::fprintf(
           stderr,
           "usage: sql_tpch [--sf 1] [--threads 2] [--reps 5] [--budget 3000] [--sqlite-limit 30] "
-          "[--no-duckdb] [--no-sqlite] [--no-cold]\n");
+          "[--no-duckdb] [--no-sqlite] [--cold-runs 1] [--no-cold]\n");
       return 2;
     }
   }
@@ -367,7 +380,8 @@ int main(int argc, char** argv) {
     db.drop_indexes();
     const auto before = db.counts();
     if (cold)
-      for (const query_case& q : queries) mine[n][q.name].cold = cold_in_own_process(q, n, sf);
+      for (const query_case& q : queries)
+        mine[n][q.name].cold = median_of(cold_runs, [&] { return cold_in_own_process(q, n, sf); });
     for (const query_case& q : queries) {
       t0 = bench::now_ms();
       const rel::table r = q.run(db);
@@ -461,10 +475,11 @@ int main(int argc, char** argv) {
         t.equal = agree(expected[name], duck[n].results[name], why);
         if (!t.equal) std::printf("DuckDB %d %s differs: %s\n", n, name.c_str(), why.c_str());
         t.cold = NAN;
-        if (cold) {
-          const duckdb_run alone = run_duckdb(n, 0, budget, db, dir, name);
-          if (alone.ok && alone.times.count(name)) t.cold = alone.times.at(name).first;
-        }
+        if (cold)
+          t.cold = median_of(cold_runs, [&] {
+            const duckdb_run alone = run_duckdb(n, 0, budget, db, dir, name);
+            return alone.ok && alone.times.count(name) ? alone.times.at(name).first : NAN;
+          });
       }
     }
 
