@@ -97,6 +97,32 @@ template <loom::fixed_string Text> rel::table uncached(const sc::database& db) {
   return sc::run<q>(from);
 }
 
+/// Runs `Text` three times on `db` against `expected` (the group key in column `key` -> its
+/// "total" and "n"): the first run keeps no index (`first` counts what it did instead), the
+/// second builds the kept index, the third reuses it; each equals indexes built per call.
+template <loom::fixed_string Text>
+void check_three_runs(const loom::sql_database& db, const char* key,
+                      const std::map<std::int64_t, std::pair<double, std::int64_t>>& expected,
+                      std::size_t sc::database::index_counts::*first) {
+  for (int run = 0; run < 3; ++run) {
+    CAPTURE(run);
+    const rel::table r = loom::sql<Text>(db);
+    REQUIRE(r.rows() == expected.size());
+    std::size_t row = 0;
+    for (const auto& [k, sums] : expected) {
+      CHECK(r.ints(key)[row] == k);
+      CHECK(r.reals("total")[row] == sums.first);
+      CHECK(r.ints("n")[row] == sums.second);
+      ++row;
+    }
+    CHECK(same(r, uncached<Text>(db)));
+    CHECK(db.counts().*first == 1);
+    CHECK(db.counts().built == (run == 0 ? 0u : 1u));
+    CHECK(db.counts().reused == (run == 2 ? 1u : 0u));
+  }
+  CHECK(loom::sql_explain<Text>(db).find("first run") == std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("sql_database: a second query keyed alike builds no index, and answers alike") {
@@ -599,23 +625,7 @@ TEST_CASE("sql_database: a first run indexes only the rows its scan probes; the 
     CHECK(first_plan.find("scan dims") == 0);
     CHECK(first_plan.find("first run: indexes only the rows whose key the scan probes") !=
           std::string::npos);
-    for (int run = 0; run < 3; ++run) {
-      CAPTURE(run);
-      const rel::table r = loom::sql<text>(db);
-      REQUIRE(r.rows() == expected.size());
-      std::size_t row = 0;
-      for (const auto& [id, sums] : expected) {
-        CHECK(r.ints("id")[row] == id);
-        CHECK(r.reals("total")[row] == sums.first);
-        CHECK(r.ints("n")[row] == sums.second);
-        ++row;
-      }
-      CHECK(same(r, uncached<text>(db)));
-      CHECK(db.counts().reduced == 1);
-      CHECK(db.counts().built == (run == 0 ? 0u : 1u));
-      CHECK(db.counts().reused == (run == 2 ? 1u : 0u));
-    }
-    CHECK(loom::sql_explain<text>(db).find("first run") == std::string::npos);
+    check_three_runs<text>(db, "id", expected, &sc::database::index_counts::reduced);
     // dropping the indexes forgets the asking too
     db.drop_indexes();
     CHECK(loom::sql_explain<text>(db).find("first run") != std::string::npos);
@@ -669,23 +679,7 @@ TEST_CASE("sql_database: a first run searches an ascending key column its few pr
       const std::string plan = loom::sql_explain<text>(db);
       CHECK(plan.find("scan picks") == 0);
       CHECK(plan.find("first run: searches the ascending key column") != std::string::npos);
-      for (int run = 0; run < 3; ++run) {
-        CAPTURE(run);
-        const rel::table r = loom::sql<text>(db);
-        REQUIRE(r.rows() == expected.size());
-        std::size_t row = 0;
-        for (const auto& [cust, sums] : expected) {
-          CHECK(r.ints("o_cust")[row] == cust);
-          CHECK(r.reals("total")[row] == sums.first);
-          CHECK(r.ints("n")[row] == sums.second);
-          ++row;
-        }
-        CHECK(same(r, uncached<text>(db)));
-        CHECK(db.counts().searched == 1);
-        CHECK(db.counts().built == (run == 0 ? 0u : 1u));
-        CHECK(db.counts().reused == (run == 2 ? 1u : 0u));
-      }
-      CHECK(loom::sql_explain<text>(db).find("first run") == std::string::npos);
+      check_three_runs<text>(db, "o_cust", expected, &sc::database::index_counts::searched);
     }
   }
 }
