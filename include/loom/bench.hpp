@@ -1,9 +1,11 @@
 // Defines loom::bench: times a kernel against alternatives in interleaved rounds and reports
-// medians, ratios to the first entry and the load average (standalone: includes no other loom
-// header, so it is cheap to include next to any kernel, loom's or not).
+// medians, ratios to the first entry and the load average (standalone: of loom it includes only
+// the clock, so it is cheap to include next to any kernel, loom's or not).
 // SPDX-License-Identifier: BSL-1.0
 #ifndef LOOM_BENCH_HPP
 #define LOOM_BENCH_HPP
+
+#include <loom/core/clock.hpp>
 
 #include <algorithm>
 #include <cstdio>
@@ -14,13 +16,6 @@
 #include <utility>
 #include <vector>
 
-// The default clock: clock_gettime(CLOCK_MONOTONIC) where POSIX has it, since <chrono> alone
-// costs a third of this header's compile time; std::chrono::steady_clock elsewhere.
-#if defined(__unix__) || defined(__APPLE__)
-#  include <time.h>
-#else
-#  include <chrono>
-#endif
 #if !defined(__GNUC__) && !defined(__clang__)
 #  include <atomic>  // the fallback of clobber_memory
 #endif
@@ -222,16 +217,6 @@ inline std::string result::markdown() const {
 }
 
 namespace detail {
-inline double steady_seconds() {
-#if defined(__unix__) || defined(__APPLE__)
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-#else
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-#endif
-}
-
 // Seconds that `calls` calls of `run` take on `clock`.
 inline double time_calls(const std::function<double()>& clock, const std::function<void()>& run,
                          long long calls) {
@@ -263,7 +248,7 @@ inline long long calibrate(const std::function<double()>& clock, const std::func
 /// `o.rounds` samples of `calls_per_sample` calls each.
 inline result compare(std::string name, std::vector<entry> entries, const options& o = {}) {
   const std::function<double()> clock =
-      o.clock ? o.clock : std::function<double()>(detail::steady_seconds);
+      o.clock ? o.clock : std::function<double()>(loom::detail::monotonic_seconds);
   const std::function<double()> load =
       o.load_average ? o.load_average : std::function<double()>(load_average);
   result r;

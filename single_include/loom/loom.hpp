@@ -356,6 +356,50 @@ concept index_variable = detail::is_index<std::remove_cvref_t<T>>::value;
 #ifndef LOOM_CORE_PLAN_LOG_HPP
 #define LOOM_CORE_PLAN_LOG_HPP
 
+// ---- begin <loom/core/clock.hpp>
+// Defines loom's monotonic clock (core vocabulary): the time stamps of explain_analyze, the plan
+// log, progress reports and the thread pool's spin window. clock_gettime(CLOCK_MONOTONIC) where
+// POSIX has it, since <chrono> alone costs about a tenth of <loom/kernels.hpp>'s compile time;
+// std::chrono::steady_clock elsewhere.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_CLOCK_HPP
+#define LOOM_CORE_CLOCK_HPP
+
+#include <cstdint>
+
+#if defined(__unix__) || defined(__APPLE__)
+#  include <time.h>
+#else
+#  include <chrono>
+#endif
+
+namespace loom::detail {
+
+/// Nanoseconds on a monotonic clock, from an unspecified start.
+inline std::int64_t monotonic_ns() noexcept {
+#if defined(__unix__) || defined(__APPLE__)
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+#else
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+#endif
+}
+
+/// Seconds on the same clock.
+inline double monotonic_seconds() noexcept { return 1e-9 * static_cast<double>(monotonic_ns()); }
+
+/// Seconds from `start_ns`, a `monotonic_ns()`, to now.
+inline double seconds_since(std::int64_t start_ns) noexcept {
+  return 1e-9 * static_cast<double>(monotonic_ns() - start_ns);
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_CORE_CLOCK_HPP
+// ---- end <loom/core/clock.hpp>
 // ---- begin <loom/core/work_counters.hpp>
 // Defines loom's deterministic work counters: with LOOM_WORK_COUNTERS defined (tests only; the
 // whole program must agree), every kernel counts, over all its threads, the steps and seeks of
@@ -421,7 +465,6 @@ inline void reset_work_counters() {}
 // ---- end <loom/core/work_counters.hpp>
 
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -510,7 +553,7 @@ struct report_scope {
   std::vector<kernel_report>* collected = nullptr;
   std::size_t slot = 0;
   work_counts before;
-  std::chrono::steady_clock::time_point start;
+  std::int64_t start_ns = 0;  // monotonic_ns()
 };
 /// Makes `r` the current report (the writers fill in threads and entries) and starts the clock.
 LOOM_DECL report_scope open_report(kernel_report& r);
@@ -624,7 +667,7 @@ LOOM_DEF detail::report_scope detail::open_report(kernel_report& r) {
   current_report = &r;
   ++report_depth;
   scope.before = work_counters();
-  scope.start = std::chrono::steady_clock::now();
+  scope.start_ns = monotonic_ns();
   return scope;
 }
 
@@ -634,9 +677,7 @@ LOOM_DEF void detail::abandon_report(const report_scope& scope) {
 }
 
 LOOM_DEF void detail::close_report(kernel_report& r, const report_scope& scope) {
-  r.kernel_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - scope.start).count() -
-      r.assembly_seconds;
+  r.kernel_seconds = seconds_since(scope.start_ns) - r.assembly_seconds;
   const work_counts after = work_counters();
   const work_counts& before = scope.before;
   r.work = {after.steps - before.steps, after.seeks - before.seeks, after.probes - before.probes,
@@ -673,7 +714,6 @@ LOOM_DEF void detail::close_report(kernel_report& r, const report_scope& scope) 
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -780,7 +820,7 @@ class progress_reporter {
   std::int64_t next_ = never;  // the done that makes the next report due
   std::int64_t stride_ = 1;    // 1% of total, or a fixed block when total is unknown
   std::int64_t sent_ = 0;      // the done of the last report
-  std::chrono::steady_clock::time_point last_{};
+  std::int64_t last_ns_ = 0;   // monotonic_ns() of the last report
 };
 
 }  // namespace detail
@@ -815,8 +855,7 @@ LOOM_DEF void progress_reporter::step(std::int64_t done) {
   if (!callback_) return;
   if (total_ >= 0 && done >= total_) done = total_ - 1;  // done == total is finish's to send
   next_ = done + stride_;
-  const auto now = std::chrono::steady_clock::now();
-  const auto gap = std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_).count();
+  const std::int64_t gap = monotonic_ns() - last_ns_;
   if (done <= sent_ || gap < progress_interval_ns.load(std::memory_order_relaxed)) return;
   send(done, total_);
 }
@@ -831,7 +870,7 @@ LOOM_DEF void progress_reporter::end(std::int64_t done_at_end) {
 
 LOOM_DEF void progress_reporter::send(std::int64_t done, std::int64_t total) {
   sent_ = done;
-  last_ = std::chrono::steady_clock::now();
+  last_ns_ = monotonic_ns();
   callback_(progress{phase_, subject_, done, total, unit_});
 }
 }  // namespace detail
@@ -1036,6 +1075,38 @@ template <semiring T> constexpr T semiring_scale(T x, std::int64_t n) {
 #ifndef LOOM_EXEC_ALTERNATIVES_HPP
 #define LOOM_EXEC_ALTERNATIVES_HPP
 
+// ---- begin <loom/core/algorithms.hpp>
+// Defines loom::detail::sort_range, stable_sort_range and append_range: std::sort,
+// std::stable_sort and a vector's range insert called through function templates that are not
+// constexpr (core vocabulary). clang instantiates a constexpr function template, which all three
+// are in C++20, as soon as a template body names it with non-dependent arguments; loom's
+// functions compiled once (LOOM_DEF) are templates of an unused int, so each such call cost
+// every unit that includes loom its instantiation, whether the unit called the function or not.
+// Through these wrappers the call is compiled where it runs.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_ALGORITHMS_HPP
+#define LOOM_CORE_ALGORITHMS_HPP
+
+#include <algorithm>
+
+namespace loom::detail {
+
+template <class It> void sort_range(It first, It last) { std::sort(first, last); }
+template <class It, class Less> void sort_range(It first, It last, Less less) {
+  std::sort(first, last, less);
+}
+template <class It, class Less> void stable_sort_range(It first, It last, Less less) {
+  std::stable_sort(first, last, less);
+}
+/// Appends the elements of `from` to the vector `to`.
+template <class Vector, class Range> void append_range(Vector& to, const Range& from) {
+  to.insert(to.end(), from.begin(), from.end());
+}
+
+}  // namespace loom::detail
+
+#endif  // LOOM_CORE_ALGORITHMS_HPP
+// ---- end <loom/core/algorithms.hpp>
 // ---- begin <loom/core/unpack.hpp>
 // Defines loom::detail::unpack, std::apply for loom's own calls (core/).
 // SPDX-License-Identifier: BSL-1.0
@@ -4306,7 +4377,7 @@ std::vector<std::size_t> stable_order(const std::vector<std::array<std::int64_t,
     }
     constexpr std::size_t radix_from = 4096;  // below, the count arrays cost more than a sort
     if (nnz < radix_from) {
-      std::sort(keyed.begin(), keyed.end());  // the entry breaks ties: stable
+      loom::detail::sort_range(keyed.begin(), keyed.end());  // the entry breaks ties: stable
     } else {
       // least significant digit first, 11 bits a pass over the bits the keys use: stable, and
       // linear in the entries (10M entries of a 1M x 1M matrix: 4 passes, not log n)
@@ -5191,7 +5262,8 @@ LOOM_DEF std::vector<degree_constraint> chain_bound_estimator::constraints() con
   std::vector<degree_constraint> out;
   for (const constraint& c : dcs_)
     out.push_back({names_of(c.key.given), names_of(c.key.bound), c.degree});
-  std::sort(out.begin(), out.end(), [](const degree_constraint& a, const degree_constraint& b) {
+  // a generic comparison: compiled only where constraints() is
+  detail::sort_range(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return std::tie(a.given, a.bound) < std::tie(b.given, b.bound);
   });
   return out;
@@ -5225,7 +5297,7 @@ LOOM_DEF std::vector<std::string> chain_bound_estimator::names_of(mask m) const 
   std::vector<std::string> out;
   for (std::size_t k = 0; k < known_.size(); ++k)
     if ((m >> k & 1) != 0) out.push_back(known_[k].name);
-  std::sort(out.begin(), out.end());
+  detail::sort_range(out.begin(), out.end());
   return out;
 }
 
@@ -7946,7 +8018,7 @@ template <class Lhs, class E> std::size_t cached_variant(const Lhs& lhs, const E
     signature.push_back(static_cast<std::uint8_t>(variant_available(written, v)));
   for_each_variant(written, [&](const auto& v, std::size_t) {
     optimize::detail::coarse_signature(v, part);
-    signature.insert(signature.end(), part.begin(), part.end());
+    loom::detail::append_range(signature, part);
   });
   return optimize::plan_cache<Lhs, E, purpose>::local().find_or(
       signature, [&](statistics_cache& stats) {
@@ -12068,7 +12140,7 @@ LOOM_DEF void sort_workspace_cells(std::vector<std::uint32_t>& v,
     return;
   }
   if (n >= radix_sort_min) {
-    std::sort(v.begin(), v.end());
+    loom::detail::sort_range(v.begin(), v.end());
     return;
   }
   std::array<std::uint32_t, radix_sort_min + 1> bounds;  // where each run starts, then n
@@ -12083,7 +12155,7 @@ LOOM_DEF void sort_workspace_cells(std::vector<std::uint32_t>& v,
     if (n <= 32)
       cells::insertion_sort(v.data(), v.data() + n);
     else
-      std::sort(v.begin(), v.end());
+      loom::detail::sort_range(v.begin(), v.end());
     return;
   }
   bounds[runs] = static_cast<std::uint32_t>(n);
@@ -13047,7 +13119,6 @@ LOOM_DEF parallel_options current_parallel_options() {
 #if LOOM_HEADER_ONLY  // the pool's own headers
 #  include <algorithm>
 #  include <atomic>
-#  include <chrono>
 #  include <condition_variable>
 #  include <cstdint>
 #  include <cstdlib>
@@ -13092,16 +13163,16 @@ namespace detail {
 /// kernel takes (docs/parallel.md), while a loop that follows
 /// another within the window (run_sparse_rows runs two; kernels called in a loop) starts at once.
 /// LOOM_SPIN_US overrides it (0: always sleep), read once.
-std::chrono::microseconds spin_window();
+std::int64_t spin_window_ns();
 
-/// Polls `ready()` for up to spin_window(); whether it became true.
+/// Polls `ready()` for up to spin_window_ns(); whether it became true.
 template <class Ready> bool spin_until(Ready&& ready) {
-  const auto window = spin_window();
-  if (window.count() == 0) return ready();
-  const auto until = std::chrono::steady_clock::now() + window;
+  const std::int64_t window = spin_window_ns();
+  if (window == 0) return ready();
+  const std::int64_t until = loom::detail::monotonic_ns() + window;
   for (unsigned k = 0;; ++k) {
     if (ready()) return true;
-    if ((k & 63) == 63 && std::chrono::steady_clock::now() >= until) return false;
+    if ((k & 63) == 63 && loom::detail::monotonic_ns() >= until) return false;
 #  if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #  endif
@@ -13128,7 +13199,7 @@ struct loop {
 };
 }  // namespace detail
 
-/// The process-wide pool. Between loops, workers poll for `detail::spin_window()` (100 µs) and
+/// The process-wide pool. Between loops, workers poll for `detail::spin_window_ns()` (100 µs) and
 /// then sleep on a condition variable, so back-to-back loops skip the wake-up and idle cores are
 /// given back. One loop runs at a time; a loop started while another runs (from a second user
 /// thread), or from inside a chunk, runs serially on its caller.
@@ -13183,10 +13254,10 @@ class thread_pool {
 };
 
 namespace detail {
-inline std::chrono::microseconds spin_window() {
-  static const std::chrono::microseconds w = [] {
+inline std::int64_t spin_window_ns() {
+  static const std::int64_t w = [] {
     const char* v = std::getenv("LOOM_SPIN_US");
-    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 100L);
+    return std::int64_t{1000} * (v != nullptr ? std::max(0L, std::atol(v)) : 100L);
   }();
   return w;
 }
@@ -14160,7 +14231,6 @@ template <class Lhs, class Rhs> struct pattern_of {
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -14473,10 +14543,9 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
     run_into(entries);
     if (kernel_report* const report = current_report) {  // explain_analyze, the plan log
       report->estimated_entries = estimated_entries<Plan>(bound, workspace);
-      const auto t0 = std::chrono::steady_clock::now();
+      const std::int64_t t0 = monotonic_ns();
       out = std::move(entries).finish();
-      report->assembly_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      report->assembly_seconds = seconds_since(t0);
     } else {
       out = std::move(entries).finish();
     }
@@ -16017,8 +16086,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
         locate_at.erase(locate_at.begin());
       }
     }
-    locate.insert(locate.end(), probe.begin(), probe.end());
-    locate_at.insert(locate_at.end(), probe_at.begin(), probe_at.end());
+    loom::detail::append_range(locate, probe);
+    loom::detail::append_range(locate_at, probe_at);
     for (const auto& [q, l] : iterate_at) {
       ops[q].level_role[l] = iterate_at.size() > 1 ? 'm' : 'i';
       for (const auto& [r, m] : iterate_at)
@@ -16280,7 +16349,6 @@ void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, const auto& extent_by_id
 
 #include <boost/mp11/algorithm.hpp>
 
-#include <chrono>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -16337,10 +16405,6 @@ template <class P, class Options> constexpr skip_decision skip_policy_of() {
 /// The skip-policy types plan P may run with under Options: `run` picks one by index.
 template <class P, class Options>
 using skip_variants_t = typename skip_variant_list<skip_policy_of<P, Options>(), P, Options>::type;
-
-inline double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 }  // namespace detail
 
@@ -16631,7 +16695,7 @@ template <class Order, class Options, class Lhs, class Rhs, bool Acc>
 void run_kernel(const Lhs& lhs, const Rhs& rhs, std::bool_constant<Acc> accumulate,
                 const Options& opts, bool aliased) {
   if (!plan_log_active()) return run_decided(decide<Order>(lhs, rhs, accumulate, opts));
-  const auto t0 = std::chrono::steady_clock::now();
+  const std::int64_t t0 = monotonic_ns();
   auto d = decide<Order>(lhs, rhs, accumulate, opts);
   d.aliased = aliased;
   run_reported(d, seconds_since(t0));
@@ -19495,7 +19559,7 @@ template <class Key, class Val, bool Owning> struct hash_storage {
           if (static_cast<std::int64_t>(keys[static_cast<std::size_t>(s)]) != empty_key)
             run.emplace_back(static_cast<std::int64_t>(keys[static_cast<std::size_t>(s)]),
                              static_cast<std::int64_t>(vals[static_cast<std::size_t>(s)]));
-        std::sort(run.begin(), run.end());
+        loom::detail::sort_range(run.begin(), run.end());
         for (std::size_t e = 0; e < run.size(); ++e) {
           c.keys[static_cast<std::size_t>(lo) + e] = run[e].first;
           c.vals[static_cast<std::size_t>(lo) + e] = run[e].second;
@@ -19516,7 +19580,7 @@ template <class Key, class Val, bool Owning> struct hash_storage {
       for (std::size_t s = 0; s < keys.size(); ++s)
         if (static_cast<std::int64_t>(keys[s]) != empty_key)
           run.emplace_back(static_cast<std::int64_t>(keys[s]), static_cast<std::int64_t>(vals[s]));
-      std::sort(run.begin(), run.end());
+      loom::detail::sort_range(run.begin(), run.end());
       const std::int64_t e = std::max<std::int64_t>(extent, 1);
       const std::int64_t parents = run.empty() ? 0 : run.back().first / e + 1;
       c.minor.resize(run.size());
@@ -20884,7 +20948,6 @@ std::string explain_distributed(Out out, Program&& program, const sum_of<Terms..
 #define LOOM_EXEC_EXPLAIN_ANALYZE_HPP
 
 
-#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -20915,7 +20978,7 @@ template <class Lhs, class R, class O> analysis analyze(Lhs lhs, const R& rhs, c
   a.threads = static_cast<unsigned>(loom::num_threads());
   std::vector<kernel_report>* const outer = collected_reports;
   collected_reports = &a.kernels;
-  const auto t0 = std::chrono::steady_clock::now();
+  const std::int64_t t0 = detail::monotonic_ns();
   try {
     loom::assign(lhs, rhs, opts);
   } catch (...) {
@@ -20924,7 +20987,7 @@ template <class Lhs, class R, class O> analysis analyze(Lhs lhs, const R& rhs, c
   }
   a.seconds = seconds_since(t0);
   collected_reports = outer;
-  if (outer != nullptr) outer->insert(outer->end(), a.kernels.begin(), a.kernels.end());
+  if (outer != nullptr) append_range(*outer, a.kernels);
   return a;
 }
 }  // namespace detail
@@ -22725,12 +22788,16 @@ LOOM_DEF std::int64_t remaining_bytes(std::istream& in) {
 #include <fstream>
 #if LOOM_HEADER_ONLY  // for the definitions only
 #  include <atomic>
-#  include <filesystem>
-#  if __has_include(<unistd.h>)
-#    include <unistd.h>  // access, getpid
-#    define LOOM_IO_HAVE_UNISTD 1
+#  include <cstdio>  // std::rename, std::remove
+// POSIX calls where they exist: <filesystem> alone costs about a tenth of <loom/kernels.hpp>'s
+// compile time
+#  if __has_include(<unistd.h>) && __has_include(<sys/stat.h>)
+#    include <sys/stat.h>  // stat, lstat, chmod
+#    include <unistd.h>    // access, getpid, readlink
+#    define LOOM_IO_POSIX 1
 #  else
-#    define LOOM_IO_HAVE_UNISTD 0
+#    include <filesystem>
+#    define LOOM_IO_POSIX 0
 #  endif
 #endif
 #include <ostream>
@@ -22816,14 +22883,89 @@ void write_file(const std::string& path, std::string_view api, Write&& write) {
 LOOM_DECL void append_comment(std::string& text, std::string_view comment, char mark);
 
 #if LOOM_HEADER_ONLY
+/// What a path names, and the little of the file system a writer needs: POSIX calls where
+/// they exist, <filesystem> elsewhere.
+namespace file_system {
+enum class kind { none, regular, directory, symlink, other };
+
+/// The kind of file at `path`; `follow`: of what its symbolic links lead to.
+inline kind kind_of(const std::string& path, bool follow) {
+#  if LOOM_IO_POSIX
+  struct stat st {};
+  if ((follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) return kind::none;
+  if (S_ISREG(st.st_mode)) return kind::regular;
+  if (S_ISDIR(st.st_mode)) return kind::directory;
+  return S_ISLNK(st.st_mode) ? kind::symlink : kind::other;
+#  else
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status s = follow ? fs::status(path, ec) : fs::symlink_status(path, ec);
+  if (!fs::exists(s)) return kind::none;
+  if (fs::is_regular_file(s)) return kind::regular;
+  if (fs::is_directory(s)) return kind::directory;
+  return fs::is_symlink(s) ? kind::symlink : kind::other;
+#  endif
+}
+
+/// The target of the symbolic link `path`, or empty.
+inline std::string link_target(const std::string& path) {
+#  if LOOM_IO_POSIX
+  std::string target(256, '\0');
+  for (;;) {
+    const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+    if (n < 0) return {};
+    if (static_cast<std::size_t>(n) < target.size()) return target.substr(0, n);
+    target.resize(target.size() * 2);
+  }
+#  else
+  std::error_code ec;
+  const std::filesystem::path target = std::filesystem::read_link(path, ec);
+  return ec ? std::string() : target.string();
+#  endif
+}
+
+/// The directory part of `path` ("" for a bare name, "/" for a file in the root).
+inline std::string parent_of(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return {};
+  return slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
+/// `path`'s symbolic links followed (dangling ones too), at most 40 of them.
+inline std::string resolve_links(std::string path) {
+  for (int hops = 0; hops < 40 && kind_of(path, false) == kind::symlink; ++hops) {
+    const std::string next = link_target(path);
+    if (next.empty()) break;
+    if (next.front() == '/') {
+      path = next;
+    } else {
+      const std::string parent = parent_of(path);
+      path = parent.empty() ? next : parent.back() == '/' ? parent + next : parent + '/' + next;
+    }
+  }
+  return path;
+}
+
+/// Gives `to` the permission bits of `from`, as far as the OS lets it (the owner may differ).
+inline void copy_permissions(const std::string& from, const std::string& to) {
+#  if LOOM_IO_POSIX
+  struct stat st {};
+  if (::stat(from.c_str(), &st) == 0) (void)::chmod(to.c_str(), st.st_mode & 07777);
+#  else
+  std::error_code ec;
+  const std::filesystem::file_status s = std::filesystem::status(from, ec);
+  if (!ec) std::filesystem::permissions(to, s.permissions(), ec);
+#  endif
+}
+}  // namespace file_system
+
 LOOM_DEF std::string errno_text() {
   const int e = errno;
   return e == 0 ? std::string() : ": " + std::generic_category().message(e);
 }
 
 LOOM_DEF std::ifstream open_for_reading(const std::string& path, std::string_view api) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
+  if (file_system::kind_of(path, true) == file_system::kind::directory)
     throw io_error(std::string(api) + ": cannot read '" + path + "': it is a directory");
   errno = 0;
   std::ifstream in(path, std::ios::binary);
@@ -22852,58 +22994,50 @@ LOOM_DEF void output_buffer::finish() {
 }
 
 LOOM_DEF output_file::output_file(const std::string& path, std::string_view api)
-    : api_(api), path_(path), target_(path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  // follow symbolic links (dangling ones too): the link stays, the file it names is replaced
-  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(target_, ec)); ++hops) {
-    const fs::path next = fs::read_symlink(target_, ec);
-    if (ec) break;
-    target_ = (next.is_absolute() ? next : fs::path(target_).parent_path() / next).string();
-  }
-  const fs::file_status status = fs::status(target_, ec);
-  if (fs::is_directory(status))
+    : api_(api), path_(path), target_(file_system::resolve_links(path)) {
+  // symbolic links are followed: the link stays, the file it names is replaced
+  const file_system::kind kind = file_system::kind_of(target_, true);
+  if (kind == file_system::kind::directory)
     throw io_error(api_ + ": cannot write '" + path_ + "': it is a directory");
-  existed_ = fs::exists(status);
+  existed_ = kind != file_system::kind::none;
   errno = 0;
-  if (existed_ && !fs::is_regular_file(status)) {  // a device or a pipe: written in place
+  if (existed_ && kind != file_system::kind::regular) {  // a device or a pipe: written in place
     out_.open(target_, std::ios::binary | std::ios::trunc);
     if (!out_) throw io_error(api_ + ": cannot open '" + path_ + "' for writing" + errno_text());
     return;
   }
-#  if LOOM_IO_HAVE_UNISTD
+#  if LOOM_IO_POSIX
   // a read-only file stays protected, as when it was opened in place
   if (existed_ && ::access(target_.c_str(), W_OK) != 0)
     throw io_error(api_ + ": cannot open '" + path_ + "' for writing" + errno_text());
 #  endif
   // a name no one else uses: this process's id and a counter, checked against the directory
   static std::atomic<unsigned> counter{0};
-#  if LOOM_IO_HAVE_UNISTD
+#  if LOOM_IO_POSIX
   const std::string pid = std::to_string(::getpid());
 #  else
   const std::string pid = "0";
 #  endif
   do {
     temporary_ = target_ + ".tmp." + pid + "." + std::to_string(counter++);
-  } while (fs::exists(fs::symlink_status(temporary_, ec)));
+  } while (file_system::kind_of(temporary_, false) != file_system::kind::none);
   errno = 0;
   out_.open(temporary_, std::ios::binary | std::ios::trunc);
   if (!out_) {
     const std::string reason = errno_text();
     temporary_.clear();  // nothing to remove
-    const fs::path parent = fs::path(target_).parent_path();
+    const std::string parent = file_system::parent_of(target_);
     throw io_error(api_ + ": cannot write '" + path_ + "': cannot create a file in '" +
-                   (parent.empty() ? std::string(".") : parent.string()) + "'" + reason);
+                   (parent.empty() ? std::string(".") : parent) + "'" + reason);
   }
-  if (existed_)  // set now, so that the text is never readable by more than the old file was
-    fs::permissions(temporary_, status.permissions(), ec);  // best effort: owner may differ
+  // set now, so that the text is never readable by more than the old file was
+  if (existed_) file_system::copy_permissions(target_, temporary_);
 }
 
 LOOM_INLINE output_file::~output_file() {
   if (done_ || temporary_.empty()) return;
   if (out_.is_open()) out_.close();
-  std::error_code ec;
-  std::filesystem::remove(temporary_, ec);
+  (void)std::remove(temporary_.c_str());
 }
 
 LOOM_DEF void output_file::commit() {
@@ -22914,9 +23048,8 @@ LOOM_DEF void output_file::commit() {
   out_.close();  // the last buffered bytes reach the file now: check again
   if (!out_) fail(errno);
   if (!temporary_.empty()) {
-    std::error_code ec;
-    std::filesystem::rename(temporary_, target_, ec);
-    if (ec) fail(ec.value(), "replacing");
+    errno = 0;
+    if (std::rename(temporary_.c_str(), target_.c_str()) != 0) fail(errno, "replacing");
   }
   done_ = true;
 }
@@ -22926,8 +23059,7 @@ LOOM_DEF void output_file::fail(int code, std::string_view doing) {
   std::string why = api_ + ": " + std::string(doing) + " '" + path_ + "' failed";
   if (code != 0) why += ": " + std::generic_category().message(code);
   if (!temporary_.empty()) {
-    std::error_code ec;
-    std::filesystem::remove(temporary_, ec);
+    (void)std::remove(temporary_.c_str());
     why += existed_ ? "; the file is left as it was" : "; no file was created";
   }
   done_ = true;
@@ -23674,7 +23806,7 @@ template <class V> struct eliminator {
                            const std::vector<std::size_t>& keep,
                            const std::vector<std::size_t>& drop) const {
     std::vector<std::size_t> loop = keep;
-    loop.insert(loop.end(), drop.begin(), drop.end());
+    loom::detail::append_range(loop, drop);
     const std::size_t n = loop.size();
     dense_factor<V> out;
     out.ids = keep;
@@ -26068,7 +26200,7 @@ LOOM_DEF void share_dictionary(table& a, std::string_view col_a, table& b, std::
     throw column_error("loom::relational::share_dictionary: " + std::string(col_a) + " and " +
                        std::string(col_b) + " must both be string columns");
   std::vector<std::string> words = ca.dict()->words();
-  words.insert(words.end(), cb.dict()->words().begin(), cb.dict()->words().end());
+  loom::detail::append_range(words, cb.dict()->words());
   const auto merged = std::make_shared<const dictionary>(std::move(words));
   auto recode = [&](const column& c) {
     std::vector<std::int64_t> remap(static_cast<std::size_t>(c.dict()->size()));
@@ -26895,7 +27027,7 @@ LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
       reals.reserve(rows);
       for (const table& piece : pieces) {
         const auto part = piece[spec.name].reals();
-        reals.insert(reals.end(), part.begin(), part.end());
+        loom::detail::append_range(reals, part);
       }
       t.add(column(spec.name, std::move(reals)));
       continue;
@@ -26905,7 +27037,7 @@ LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
       std::vector<std::string> words;
       for (const table& piece : pieces) {
         const auto& w = piece[spec.name].dict()->words();
-        words.insert(words.end(), w.begin(), w.end());
+        loom::detail::append_range(words, w);
       }
       merged = std::make_shared<const dictionary>(std::move(words));
     }
@@ -26914,7 +27046,7 @@ LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
     for (const table& piece : pieces) {
       const column& c = piece[spec.name];
       if (!merged) {
-        ints.insert(ints.end(), c.ints().begin(), c.ints().end());
+        loom::detail::append_range(ints, c.ints());
         continue;
       }
       std::vector<std::int64_t> code_of(static_cast<std::size_t>(c.dict()->size()));

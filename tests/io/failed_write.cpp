@@ -269,6 +269,25 @@ TEST_CASE("write to a path: the new text replaces the old, permissions and links
   CHECK(fs::status(mtx).permissions() == rw_r);
   CHECK(dir.names() == std::set<std::string>{"A.mtx", "link.mtx"});
 
+  // a chain of links, one absolute and one relative, is followed to its end
+  const std::string chain = dir.file("chain.mtx");
+  fs::create_symlink(link, chain);  // absolute, to link.mtx, which names A.mtx
+  loom::write_matrix_market(chain, small_matrix());
+  CHECK(bytes_of(mtx) == expected.str());
+  CHECK(fs::is_symlink(fs::symlink_status(chain)));
+
+  // a dangling link into a subdirectory: the file it names is created there, the link stays
+  fs::create_directory(dir.path / "sub");
+  const std::string ghost = dir.file("ghost.mtx");
+  fs::create_symlink("sub/B.mtx", ghost);
+  loom::write_matrix_market(ghost, small_matrix());
+  CHECK(fs::is_symlink(fs::symlink_status(ghost)));
+  CHECK(bytes_of(dir.file("sub/B.mtx")) == expected.str());
+  CHECK(std::distance(fs::directory_iterator(dir.path / "sub"), fs::directory_iterator()) == 1);
+  fs::remove(ghost);
+  fs::remove(chain);
+  fs::remove_all(dir.path / "sub");
+
   // a directory is refused by name
   CHECK_THROWS_WITH_AS(loom::write_matrix_market(dir.path.string(), small_matrix()),
                        doctest::Contains("it is a directory"), loom::io_error);

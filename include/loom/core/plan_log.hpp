@@ -6,11 +6,11 @@
 #ifndef LOOM_CORE_PLAN_LOG_HPP
 #define LOOM_CORE_PLAN_LOG_HPP
 
+#include <loom/core/clock.hpp>
 #include <loom/core/config.hpp>
 #include <loom/core/work_counters.hpp>
 
 #include <atomic>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -99,7 +99,7 @@ struct report_scope {
   std::vector<kernel_report>* collected = nullptr;
   std::size_t slot = 0;
   work_counts before;
-  std::chrono::steady_clock::time_point start;
+  std::int64_t start_ns = 0;  // monotonic_ns()
 };
 /// Makes `r` the current report (the writers fill in threads and entries) and starts the clock.
 LOOM_DECL report_scope open_report(kernel_report& r);
@@ -213,7 +213,7 @@ LOOM_DEF detail::report_scope detail::open_report(kernel_report& r) {
   current_report = &r;
   ++report_depth;
   scope.before = work_counters();
-  scope.start = std::chrono::steady_clock::now();
+  scope.start_ns = monotonic_ns();
   return scope;
 }
 
@@ -223,9 +223,7 @@ LOOM_DEF void detail::abandon_report(const report_scope& scope) {
 }
 
 LOOM_DEF void detail::close_report(kernel_report& r, const report_scope& scope) {
-  r.kernel_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - scope.start).count() -
-      r.assembly_seconds;
+  r.kernel_seconds = seconds_since(scope.start_ns) - r.assembly_seconds;
   const work_counts after = work_counters();
   const work_counts& before = scope.before;
   r.work = {after.steps - before.steps, after.seeks - before.seeks, after.probes - before.probes,

@@ -6,11 +6,11 @@
 #ifndef LOOM_CORE_PROGRESS_HPP
 #define LOOM_CORE_PROGRESS_HPP
 
+#include <loom/core/clock.hpp>
 #include <loom/core/config.hpp>
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -117,7 +117,7 @@ class progress_reporter {
   std::int64_t next_ = never;  // the done that makes the next report due
   std::int64_t stride_ = 1;    // 1% of total, or a fixed block when total is unknown
   std::int64_t sent_ = 0;      // the done of the last report
-  std::chrono::steady_clock::time_point last_{};
+  std::int64_t last_ns_ = 0;   // monotonic_ns() of the last report
 };
 
 }  // namespace detail
@@ -152,8 +152,7 @@ LOOM_DEF void progress_reporter::step(std::int64_t done) {
   if (!callback_) return;
   if (total_ >= 0 && done >= total_) done = total_ - 1;  // done == total is finish's to send
   next_ = done + stride_;
-  const auto now = std::chrono::steady_clock::now();
-  const auto gap = std::chrono::duration_cast<std::chrono::nanoseconds>(now - last_).count();
+  const std::int64_t gap = monotonic_ns() - last_ns_;
   if (done <= sent_ || gap < progress_interval_ns.load(std::memory_order_relaxed)) return;
   send(done, total_);
 }
@@ -168,7 +167,7 @@ LOOM_DEF void progress_reporter::end(std::int64_t done_at_end) {
 
 LOOM_DEF void progress_reporter::send(std::int64_t done, std::int64_t total) {
   sent_ = done;
-  last_ = std::chrono::steady_clock::now();
+  last_ns_ = monotonic_ns();
   callback_(progress{phase_, subject_, done, total, unit_});
 }
 }  // namespace detail

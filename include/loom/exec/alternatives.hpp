@@ -6,6 +6,7 @@
 #ifndef LOOM_EXEC_ALTERNATIVES_HPP
 #define LOOM_EXEC_ALTERNATIVES_HPP
 
+#include <loom/core/algorithms.hpp>
 #include <loom/core/debug.hpp>
 #include <loom/core/unpack.hpp>
 #include <loom/expr/nodes.hpp>
@@ -229,7 +230,7 @@ template <class Lhs, class E> std::size_t cached_variant(const Lhs& lhs, const E
     signature.push_back(static_cast<std::uint8_t>(variant_available(written, v)));
   for_each_variant(written, [&](const auto& v, std::size_t) {
     optimize::detail::coarse_signature(v, part);
-    signature.insert(signature.end(), part.begin(), part.end());
+    loom::detail::append_range(signature, part);
   });
   return optimize::plan_cache<Lhs, E, purpose>::local().find_or(
       signature, [&](statistics_cache& stats) {

@@ -6,6 +6,7 @@
 #ifndef LOOM_EXEC_DECISION_HPP
 #define LOOM_EXEC_DECISION_HPP
 
+#include <loom/core/clock.hpp>
 #include <loom/core/config.hpp>
 #include <loom/core/plan_log.hpp>
 #include <loom/core/static_text.hpp>
@@ -28,7 +29,6 @@
 
 #include <boost/mp11/algorithm.hpp>
 
-#include <chrono>
 #include <cstddef>
 #include <span>
 #include <string>
@@ -85,10 +85,6 @@ template <class P, class Options> constexpr skip_decision skip_policy_of() {
 /// The skip-policy types plan P may run with under Options: `run` picks one by index.
 template <class P, class Options>
 using skip_variants_t = typename skip_variant_list<skip_policy_of<P, Options>(), P, Options>::type;
-
-inline double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 }  // namespace detail
 
@@ -379,7 +375,7 @@ template <class Order, class Options, class Lhs, class Rhs, bool Acc>
 void run_kernel(const Lhs& lhs, const Rhs& rhs, std::bool_constant<Acc> accumulate,
                 const Options& opts, bool aliased) {
   if (!plan_log_active()) return run_decided(decide<Order>(lhs, rhs, accumulate, opts));
-  const auto t0 = std::chrono::steady_clock::now();
+  const std::int64_t t0 = monotonic_ns();
   auto d = decide<Order>(lhs, rhs, accumulate, opts);
   d.aliased = aliased;
   run_reported(d, seconds_since(t0));

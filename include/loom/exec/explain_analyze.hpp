@@ -5,6 +5,8 @@
 #ifndef LOOM_EXEC_EXPLAIN_ANALYZE_HPP
 #define LOOM_EXEC_EXPLAIN_ANALYZE_HPP
 
+#include <loom/core/algorithms.hpp>
+#include <loom/core/clock.hpp>
 #include <loom/core/config.hpp>
 #include <loom/core/plan_log.hpp>
 #include <loom/exec/decompose.hpp>
@@ -13,7 +15,6 @@
 #include <loom/exec/options.hpp>
 #include <loom/parallel/settings.hpp>
 
-#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -44,7 +45,7 @@ template <class Lhs, class R, class O> analysis analyze(Lhs lhs, const R& rhs, c
   a.threads = static_cast<unsigned>(loom::num_threads());
   std::vector<kernel_report>* const outer = collected_reports;
   collected_reports = &a.kernels;
-  const auto t0 = std::chrono::steady_clock::now();
+  const std::int64_t t0 = detail::monotonic_ns();
   try {
     loom::assign(lhs, rhs, opts);
   } catch (...) {
@@ -53,7 +54,7 @@ template <class Lhs, class R, class O> analysis analyze(Lhs lhs, const R& rhs, c
   }
   a.seconds = seconds_since(t0);
   collected_reports = outer;
-  if (outer != nullptr) outer->insert(outer->end(), a.kernels.begin(), a.kernels.end());
+  if (outer != nullptr) append_range(*outer, a.kernels);
   return a;
 }
 }  // namespace detail

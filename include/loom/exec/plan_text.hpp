@@ -4,6 +4,7 @@
 #ifndef LOOM_EXEC_PLAN_TEXT_HPP
 #define LOOM_EXEC_PLAN_TEXT_HPP
 
+#include <loom/core/algorithms.hpp>
 #include <loom/core/config.hpp>
 #include <loom/core/static_text.hpp>
 #include <loom/core/unpack.hpp>
@@ -440,8 +441,8 @@ std::string explain_plan(const Lhs& lhs, const Rhs& rhs, const std::string& prea
         locate_at.erase(locate_at.begin());
       }
     }
-    locate.insert(locate.end(), probe.begin(), probe.end());
-    locate_at.insert(locate_at.end(), probe_at.begin(), probe_at.end());
+    loom::detail::append_range(locate, probe);
+    loom::detail::append_range(locate_at, probe_at);
     for (const auto& [q, l] : iterate_at) {
       ops[q].level_role[l] = iterate_at.size() > 1 ? 'm' : 'i';
       for (const auto& [r, m] : iterate_at)

@@ -6,6 +6,7 @@
 #ifndef LOOM_EXEC_WRITE_OUTPUT_HPP
 #define LOOM_EXEC_WRITE_OUTPUT_HPP
 
+#include <loom/core/clock.hpp>
 #include <loom/core/plan_log.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/expr/nodes.hpp>
@@ -25,7 +26,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -338,10 +338,9 @@ LOOM_FORCE_INLINE void write_sparse(Out& out, const Lhs& lhs, const Rhs& rhs, co
     run_into(entries);
     if (kernel_report* const report = current_report) {  // explain_analyze, the plan log
       report->estimated_entries = estimated_entries<Plan>(bound, workspace);
-      const auto t0 = std::chrono::steady_clock::now();
+      const std::int64_t t0 = monotonic_ns();
       out = std::move(entries).finish();
-      report->assembly_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      report->assembly_seconds = seconds_since(t0);
     } else {
       out = std::move(entries).finish();
     }

@@ -5,6 +5,7 @@
 #ifndef LOOM_LA_ELIMINATE_HPP
 #define LOOM_LA_ELIMINATE_HPP
 
+#include <loom/core/algorithms.hpp>
 #include <loom/core/elimination.hpp>
 #include <loom/core/semiring.hpp>
 #include <loom/expr/nodes.hpp>
@@ -35,7 +36,7 @@ template <class V> struct eliminator {
                            const std::vector<std::size_t>& keep,
                            const std::vector<std::size_t>& drop) const {
     std::vector<std::size_t> loop = keep;
-    loop.insert(loop.end(), drop.begin(), drop.end());
+    loom::detail::append_range(loop, drop);
     const std::size_t n = loop.size();
     dense_factor<V> out;
     out.ids = keep;

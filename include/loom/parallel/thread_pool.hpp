@@ -7,6 +7,7 @@
 #ifndef LOOM_PARALLEL_THREAD_POOL_HPP
 #define LOOM_PARALLEL_THREAD_POOL_HPP
 
+#include <loom/core/clock.hpp>
 #include <loom/core/config.hpp>
 
 #include <cstddef>
@@ -15,7 +16,6 @@
 #if LOOM_HEADER_ONLY  // the pool's own headers
 #  include <algorithm>
 #  include <atomic>
-#  include <chrono>
 #  include <condition_variable>
 #  include <cstdint>
 #  include <cstdlib>
@@ -60,16 +60,16 @@ namespace detail {
 /// kernel takes (docs/parallel.md), while a loop that follows
 /// another within the window (run_sparse_rows runs two; kernels called in a loop) starts at once.
 /// LOOM_SPIN_US overrides it (0: always sleep), read once.
-std::chrono::microseconds spin_window();
+std::int64_t spin_window_ns();
 
-/// Polls `ready()` for up to spin_window(); whether it became true.
+/// Polls `ready()` for up to spin_window_ns(); whether it became true.
 template <class Ready> bool spin_until(Ready&& ready) {
-  const auto window = spin_window();
-  if (window.count() == 0) return ready();
-  const auto until = std::chrono::steady_clock::now() + window;
+  const std::int64_t window = spin_window_ns();
+  if (window == 0) return ready();
+  const std::int64_t until = loom::detail::monotonic_ns() + window;
   for (unsigned k = 0;; ++k) {
     if (ready()) return true;
-    if ((k & 63) == 63 && std::chrono::steady_clock::now() >= until) return false;
+    if ((k & 63) == 63 && loom::detail::monotonic_ns() >= until) return false;
 #  if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #  endif
@@ -96,7 +96,7 @@ struct loop {
 };
 }  // namespace detail
 
-/// The process-wide pool. Between loops, workers poll for `detail::spin_window()` (100 µs) and
+/// The process-wide pool. Between loops, workers poll for `detail::spin_window_ns()` (100 µs) and
 /// then sleep on a condition variable, so back-to-back loops skip the wake-up and idle cores are
 /// given back. One loop runs at a time; a loop started while another runs (from a second user
 /// thread), or from inside a chunk, runs serially on its caller.
@@ -151,10 +151,10 @@ class thread_pool {
 };
 
 namespace detail {
-inline std::chrono::microseconds spin_window() {
-  static const std::chrono::microseconds w = [] {
+inline std::int64_t spin_window_ns() {
+  static const std::int64_t w = [] {
     const char* v = std::getenv("LOOM_SPIN_US");
-    return std::chrono::microseconds(v != nullptr ? std::max(0L, std::atol(v)) : 100L);
+    return std::int64_t{1000} * (v != nullptr ? std::max(0L, std::atol(v)) : 100L);
   }();
   return w;
 }

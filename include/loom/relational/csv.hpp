@@ -4,6 +4,7 @@
 #ifndef LOOM_RELATIONAL_CSV_HPP
 #define LOOM_RELATIONAL_CSV_HPP
 
+#include <loom/core/algorithms.hpp>
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/progress.hpp>
@@ -621,7 +622,7 @@ LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
       reals.reserve(rows);
       for (const table& piece : pieces) {
         const auto part = piece[spec.name].reals();
-        reals.insert(reals.end(), part.begin(), part.end());
+        loom::detail::append_range(reals, part);
       }
       t.add(column(spec.name, std::move(reals)));
       continue;
@@ -631,7 +632,7 @@ LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
       std::vector<std::string> words;
       for (const table& piece : pieces) {
         const auto& w = piece[spec.name].dict()->words();
-        words.insert(words.end(), w.begin(), w.end());
+        loom::detail::append_range(words, w);
       }
       merged = std::make_shared<const dictionary>(std::move(words));
     }
@@ -640,7 +641,7 @@ LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
     for (const table& piece : pieces) {
       const column& c = piece[spec.name];
       if (!merged) {
-        ints.insert(ints.end(), c.ints().begin(), c.ints().end());
+        loom::detail::append_range(ints, c.ints());
         continue;
       }
       std::vector<std::int64_t> code_of(static_cast<std::size_t>(c.dict()->size()));

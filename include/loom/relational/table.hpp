@@ -4,6 +4,7 @@
 #ifndef LOOM_RELATIONAL_TABLE_HPP
 #define LOOM_RELATIONAL_TABLE_HPP
 
+#include <loom/core/algorithms.hpp>
 #include <loom/core/config.hpp>
 #include <loom/io/detail/output.hpp>
 #include <loom/relational/column.hpp>
@@ -153,7 +154,7 @@ LOOM_DEF void share_dictionary(table& a, std::string_view col_a, table& b, std::
     throw column_error("loom::relational::share_dictionary: " + std::string(col_a) + " and " +
                        std::string(col_b) + " must both be string columns");
   std::vector<std::string> words = ca.dict()->words();
-  words.insert(words.end(), cb.dict()->words().begin(), cb.dict()->words().end());
+  loom::detail::append_range(words, cb.dict()->words());
   const auto merged = std::make_shared<const dictionary>(std::move(words));
   auto recode = [&](const column& c) {
     std::vector<std::int64_t> remap(static_cast<std::size_t>(c.dict()->size()));

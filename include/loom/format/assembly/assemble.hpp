@@ -3,6 +3,7 @@
 #ifndef LOOM_FORMAT_ASSEMBLY_ASSEMBLE_HPP
 #define LOOM_FORMAT_ASSEMBLY_ASSEMBLE_HPP
 
+#include <loom/core/algorithms.hpp>
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/format/format_name.hpp>
@@ -202,7 +203,7 @@ std::vector<std::size_t> stable_order(const std::vector<std::array<std::int64_t,
     }
     constexpr std::size_t radix_from = 4096;  // below, the count arrays cost more than a sort
     if (nnz < radix_from) {
-      std::sort(keyed.begin(), keyed.end());  // the entry breaks ties: stable
+      loom::detail::sort_range(keyed.begin(), keyed.end());  // the entry breaks ties: stable
     } else {
       // least significant digit first, 11 bits a pass over the bits the keys use: stable, and
       // linear in the entries (10M entries of a 1M x 1M matrix: 4 passes, not log n)

@@ -6,6 +6,7 @@
 #ifndef LOOM_FORMAT_ASSEMBLY_WORKSPACE_STORAGE_HPP
 #define LOOM_FORMAT_ASSEMBLY_WORKSPACE_STORAGE_HPP
 
+#include <loom/core/algorithms.hpp>
 #include <loom/core/config.hpp>
 #include <loom/core/semiring.hpp>
 
@@ -262,7 +263,7 @@ LOOM_DEF void sort_workspace_cells(std::vector<std::uint32_t>& v,
     return;
   }
   if (n >= radix_sort_min) {
-    std::sort(v.begin(), v.end());
+    loom::detail::sort_range(v.begin(), v.end());
     return;
   }
   std::array<std::uint32_t, radix_sort_min + 1> bounds;  // where each run starts, then n
@@ -277,7 +278,7 @@ LOOM_DEF void sort_workspace_cells(std::vector<std::uint32_t>& v,
     if (n <= 32)
       cells::insertion_sort(v.data(), v.data() + n);
     else
-      std::sort(v.begin(), v.end());
+      loom::detail::sort_range(v.begin(), v.end());
     return;
   }
   bounds[runs] = static_cast<std::uint32_t>(n);

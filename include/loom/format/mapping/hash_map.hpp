@@ -6,6 +6,7 @@
 #ifndef LOOM_FORMAT_MAPPING_HASH_MAP_HPP
 #define LOOM_FORMAT_MAPPING_HASH_MAP_HPP
 
+#include <loom/core/algorithms.hpp>
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/fixed_string.hpp>
@@ -124,7 +125,7 @@ template <class Key, class Val, bool Owning> struct hash_storage {
           if (static_cast<std::int64_t>(keys[static_cast<std::size_t>(s)]) != empty_key)
             run.emplace_back(static_cast<std::int64_t>(keys[static_cast<std::size_t>(s)]),
                              static_cast<std::int64_t>(vals[static_cast<std::size_t>(s)]));
-        std::sort(run.begin(), run.end());
+        loom::detail::sort_range(run.begin(), run.end());
         for (std::size_t e = 0; e < run.size(); ++e) {
           c.keys[static_cast<std::size_t>(lo) + e] = run[e].first;
           c.vals[static_cast<std::size_t>(lo) + e] = run[e].second;
@@ -145,7 +146,7 @@ template <class Key, class Val, bool Owning> struct hash_storage {
       for (std::size_t s = 0; s < keys.size(); ++s)
         if (static_cast<std::int64_t>(keys[s]) != empty_key)
           run.emplace_back(static_cast<std::int64_t>(keys[s]), static_cast<std::int64_t>(vals[s]));
-      std::sort(run.begin(), run.end());
+      loom::detail::sort_range(run.begin(), run.end());
       const std::int64_t e = std::max<std::int64_t>(extent, 1);
       const std::int64_t parents = run.empty() ? 0 : run.back().first / e + 1;
       c.minor.resize(run.size());

@@ -11,12 +11,16 @@
 #include <fstream>
 #if LOOM_HEADER_ONLY  // for the definitions only
 #  include <atomic>
-#  include <filesystem>
-#  if __has_include(<unistd.h>)
-#    include <unistd.h>  // access, getpid
-#    define LOOM_IO_HAVE_UNISTD 1
+#  include <cstdio>  // std::rename, std::remove
+// POSIX calls where they exist: <filesystem> alone costs about a tenth of <loom/kernels.hpp>'s
+// compile time
+#  if __has_include(<unistd.h>) && __has_include(<sys/stat.h>)
+#    include <sys/stat.h>  // stat, lstat, chmod
+#    include <unistd.h>    // access, getpid, readlink
+#    define LOOM_IO_POSIX 1
 #  else
-#    define LOOM_IO_HAVE_UNISTD 0
+#    include <filesystem>
+#    define LOOM_IO_POSIX 0
 #  endif
 #endif
 #include <ostream>
@@ -102,14 +106,89 @@ void write_file(const std::string& path, std::string_view api, Write&& write) {
 LOOM_DECL void append_comment(std::string& text, std::string_view comment, char mark);
 
 #if LOOM_HEADER_ONLY
+/// What a path names, and the little of the file system a writer needs: POSIX calls where
+/// they exist, <filesystem> elsewhere.
+namespace file_system {
+enum class kind { none, regular, directory, symlink, other };
+
+/// The kind of file at `path`; `follow`: of what its symbolic links lead to.
+inline kind kind_of(const std::string& path, bool follow) {
+#  if LOOM_IO_POSIX
+  struct stat st {};
+  if ((follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) return kind::none;
+  if (S_ISREG(st.st_mode)) return kind::regular;
+  if (S_ISDIR(st.st_mode)) return kind::directory;
+  return S_ISLNK(st.st_mode) ? kind::symlink : kind::other;
+#  else
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status s = follow ? fs::status(path, ec) : fs::symlink_status(path, ec);
+  if (!fs::exists(s)) return kind::none;
+  if (fs::is_regular_file(s)) return kind::regular;
+  if (fs::is_directory(s)) return kind::directory;
+  return fs::is_symlink(s) ? kind::symlink : kind::other;
+#  endif
+}
+
+/// The target of the symbolic link `path`, or empty.
+inline std::string link_target(const std::string& path) {
+#  if LOOM_IO_POSIX
+  std::string target(256, '\0');
+  for (;;) {
+    const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+    if (n < 0) return {};
+    if (static_cast<std::size_t>(n) < target.size()) return target.substr(0, n);
+    target.resize(target.size() * 2);
+  }
+#  else
+  std::error_code ec;
+  const std::filesystem::path target = std::filesystem::read_link(path, ec);
+  return ec ? std::string() : target.string();
+#  endif
+}
+
+/// The directory part of `path` ("" for a bare name, "/" for a file in the root).
+inline std::string parent_of(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return {};
+  return slash == 0 ? std::string("/") : path.substr(0, slash);
+}
+
+/// `path`'s symbolic links followed (dangling ones too), at most 40 of them.
+inline std::string resolve_links(std::string path) {
+  for (int hops = 0; hops < 40 && kind_of(path, false) == kind::symlink; ++hops) {
+    const std::string next = link_target(path);
+    if (next.empty()) break;
+    if (next.front() == '/') {
+      path = next;
+    } else {
+      const std::string parent = parent_of(path);
+      path = parent.empty() ? next : parent.back() == '/' ? parent + next : parent + '/' + next;
+    }
+  }
+  return path;
+}
+
+/// Gives `to` the permission bits of `from`, as far as the OS lets it (the owner may differ).
+inline void copy_permissions(const std::string& from, const std::string& to) {
+#  if LOOM_IO_POSIX
+  struct stat st {};
+  if (::stat(from.c_str(), &st) == 0) (void)::chmod(to.c_str(), st.st_mode & 07777);
+#  else
+  std::error_code ec;
+  const std::filesystem::file_status s = std::filesystem::status(from, ec);
+  if (!ec) std::filesystem::permissions(to, s.permissions(), ec);
+#  endif
+}
+}  // namespace file_system
+
 LOOM_DEF std::string errno_text() {
   const int e = errno;
   return e == 0 ? std::string() : ": " + std::generic_category().message(e);
 }
 
 LOOM_DEF std::ifstream open_for_reading(const std::string& path, std::string_view api) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
+  if (file_system::kind_of(path, true) == file_system::kind::directory)
     throw io_error(std::string(api) + ": cannot read '" + path + "': it is a directory");
   errno = 0;
   std::ifstream in(path, std::ios::binary);
@@ -138,58 +217,50 @@ LOOM_DEF void output_buffer::finish() {
 }
 
 LOOM_DEF output_file::output_file(const std::string& path, std::string_view api)
-    : api_(api), path_(path), target_(path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  // follow symbolic links (dangling ones too): the link stays, the file it names is replaced
-  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(target_, ec)); ++hops) {
-    const fs::path next = fs::read_symlink(target_, ec);
-    if (ec) break;
-    target_ = (next.is_absolute() ? next : fs::path(target_).parent_path() / next).string();
-  }
-  const fs::file_status status = fs::status(target_, ec);
-  if (fs::is_directory(status))
+    : api_(api), path_(path), target_(file_system::resolve_links(path)) {
+  // symbolic links are followed: the link stays, the file it names is replaced
+  const file_system::kind kind = file_system::kind_of(target_, true);
+  if (kind == file_system::kind::directory)
     throw io_error(api_ + ": cannot write '" + path_ + "': it is a directory");
-  existed_ = fs::exists(status);
+  existed_ = kind != file_system::kind::none;
   errno = 0;
-  if (existed_ && !fs::is_regular_file(status)) {  // a device or a pipe: written in place
+  if (existed_ && kind != file_system::kind::regular) {  // a device or a pipe: written in place
     out_.open(target_, std::ios::binary | std::ios::trunc);
     if (!out_) throw io_error(api_ + ": cannot open '" + path_ + "' for writing" + errno_text());
     return;
   }
-#  if LOOM_IO_HAVE_UNISTD
+#  if LOOM_IO_POSIX
   // a read-only file stays protected, as when it was opened in place
   if (existed_ && ::access(target_.c_str(), W_OK) != 0)
     throw io_error(api_ + ": cannot open '" + path_ + "' for writing" + errno_text());
 #  endif
   // a name no one else uses: this process's id and a counter, checked against the directory
   static std::atomic<unsigned> counter{0};
-#  if LOOM_IO_HAVE_UNISTD
+#  if LOOM_IO_POSIX
   const std::string pid = std::to_string(::getpid());
 #  else
   const std::string pid = "0";
 #  endif
   do {
     temporary_ = target_ + ".tmp." + pid + "." + std::to_string(counter++);
-  } while (fs::exists(fs::symlink_status(temporary_, ec)));
+  } while (file_system::kind_of(temporary_, false) != file_system::kind::none);
   errno = 0;
   out_.open(temporary_, std::ios::binary | std::ios::trunc);
   if (!out_) {
     const std::string reason = errno_text();
     temporary_.clear();  // nothing to remove
-    const fs::path parent = fs::path(target_).parent_path();
+    const std::string parent = file_system::parent_of(target_);
     throw io_error(api_ + ": cannot write '" + path_ + "': cannot create a file in '" +
-                   (parent.empty() ? std::string(".") : parent.string()) + "'" + reason);
+                   (parent.empty() ? std::string(".") : parent) + "'" + reason);
   }
-  if (existed_)  // set now, so that the text is never readable by more than the old file was
-    fs::permissions(temporary_, status.permissions(), ec);  // best effort: owner may differ
+  // set now, so that the text is never readable by more than the old file was
+  if (existed_) file_system::copy_permissions(target_, temporary_);
 }
 
 LOOM_INLINE output_file::~output_file() {
   if (done_ || temporary_.empty()) return;
   if (out_.is_open()) out_.close();
-  std::error_code ec;
-  std::filesystem::remove(temporary_, ec);
+  (void)std::remove(temporary_.c_str());
 }
 
 LOOM_DEF void output_file::commit() {
@@ -200,9 +271,8 @@ LOOM_DEF void output_file::commit() {
   out_.close();  // the last buffered bytes reach the file now: check again
   if (!out_) fail(errno);
   if (!temporary_.empty()) {
-    std::error_code ec;
-    std::filesystem::rename(temporary_, target_, ec);
-    if (ec) fail(ec.value(), "replacing");
+    errno = 0;
+    if (std::rename(temporary_.c_str(), target_.c_str()) != 0) fail(errno, "replacing");
   }
   done_ = true;
 }
@@ -212,8 +282,7 @@ LOOM_DEF void output_file::fail(int code, std::string_view doing) {
   std::string why = api_ + ": " + std::string(doing) + " '" + path_ + "' failed";
   if (code != 0) why += ": " + std::generic_category().message(code);
   if (!temporary_.empty()) {
-    std::error_code ec;
-    std::filesystem::remove(temporary_, ec);
+    (void)std::remove(temporary_.c_str());
     why += existed_ ? "; the file is left as it was" : "; no file was created";
   }
   done_ = true;

@@ -4,6 +4,7 @@
 #ifndef LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP
 #define LOOM_OPTIMIZE_STATISTICS_CHAIN_BOUND_ESTIMATOR_HPP
 
+#include <loom/core/algorithms.hpp>
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/optimize/statistics/degree_constraint.hpp>
@@ -274,7 +275,8 @@ LOOM_DEF std::vector<degree_constraint> chain_bound_estimator::constraints() con
   std::vector<degree_constraint> out;
   for (const constraint& c : dcs_)
     out.push_back({names_of(c.key.given), names_of(c.key.bound), c.degree});
-  std::sort(out.begin(), out.end(), [](const degree_constraint& a, const degree_constraint& b) {
+  // a generic comparison: compiled only where constraints() is
+  detail::sort_range(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return std::tie(a.given, a.bound) < std::tie(b.given, b.bound);
   });
   return out;
@@ -308,7 +310,7 @@ LOOM_DEF std::vector<std::string> chain_bound_estimator::names_of(mask m) const 
   std::vector<std::string> out;
   for (std::size_t k = 0; k < known_.size(); ++k)
     if ((m >> k & 1) != 0) out.push_back(known_[k].name);
-  std::sort(out.begin(), out.end());
+  detail::sort_range(out.begin(), out.end());
   return out;
 }
 
