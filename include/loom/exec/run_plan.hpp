@@ -5,6 +5,7 @@
 #ifndef LOOM_EXEC_RUN_PLAN_HPP
 #define LOOM_EXEC_RUN_PLAN_HPP
 
+#include <loom/core/config.hpp>
 #include <loom/core/plan_log.hpp>
 #include <loom/exec/bind.hpp>
 #include <loom/exec/write_output.hpp>
@@ -24,8 +25,9 @@ namespace loom::detail {
 /// (`skip::runtime` ones reading `skips`); `Accumulate`: `+=` into a dense or bitmap output;
 /// `workspace`: the one decided for a sparse output written out of order.
 template <class Plan, bool DenseMaps, class Skips, bool Accumulate, class Out, class Lhs, class Rhs>
-void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, const auto& extent_by_id,
-              const stream::skip::codes& skips, const optimize::workspace_choice& workspace) {
+LOOM_KERNEL_ALIGN void run_plan(Out& out, const Lhs& lhs, const Rhs& rhs, const auto& extent_by_id,
+                                const stream::skip::codes& skips,
+                                const optimize::workspace_choice& workspace) {
   using order = typename Plan::order;
   using V = expr::value_type_t<Rhs>;
   using T = typename Out::value_type;
