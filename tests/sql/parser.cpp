@@ -47,6 +47,13 @@ static_assert(q6_bounds.nodes[q6_between.b].kind == node_kind::number &&
               q6_bounds.nodes[q6_between.b].number == 0.05);
 static_assert(q6_bounds.nodes[q6_between.c].number == 0.07);
 static_assert(q6_bounds.nodes[q6_bounds.nodes[q6_bounds.nodes[q6_bounds.where].b].b].number == -1);
+// an 18-digit literal aligned to another's exponent would overflow an int64: the sum is left
+// to run time (a constant expression rejects the overflow, so this fails to compile if it
+// happens)
+constexpr sc::query big_sum =
+    sc::parse("SELECT a FROM t WHERE 948246224219080112 + 777777.777777 > 0");
+static_assert(big_sum.ok());
+static_assert(big_sum.nodes[big_sum.nodes[big_sum.where].a].kind == node_kind::add);
 // a column is never folded
 static_assert(
     sc::parse("SELECT a + 1 FROM t").nodes[sc::parse("SELECT a + 1 FROM t").select[0].expr].kind ==

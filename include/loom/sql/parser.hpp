@@ -410,10 +410,12 @@ class parser {
       e = a.exponent + b.exponent;
     } else {
       e = a.exponent < b.exponent ? a.exponent : b.exponent;
-      for (int s = a.exponent; s > e; --s)
-        if ((ma *= 10) >= limit || ma <= -limit) return false;
-      for (int s = b.exponent; s > e; --s)
-        if ((mb *= 10) >= limit || mb <= -limit) return false;
+      // aligned to the smaller exponent; checked before each step, which would overflow from
+      // an 18-digit mantissa
+      for (int s = a.exponent; s > e; --s, ma *= 10)
+        if (ma >= limit / 10 || ma <= -limit / 10) return false;
+      for (int s = b.exponent; s > e; --s, mb *= 10)
+        if (mb >= limit / 10 || mb <= -limit / 10) return false;
       m = k == node_kind::add ? ma + mb : ma - mb;
     }
     const std::int64_t magnitude = m < 0 ? -m : m;
