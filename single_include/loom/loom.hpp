@@ -721,13 +721,216 @@ LOOM_DEF void detail::close_report(kernel_report& r, const report_scope& scope) 
 #ifndef LOOM_CORE_PROGRESS_HPP
 #define LOOM_CORE_PROGRESS_HPP
 
+// ---- begin <loom/core/sync.hpp>
+// Defines loom's threads and locks (core vocabulary): a mutex, a scoped lock, a condition, a
+// joining thread, a once flag and the hardware thread count, for the thread pool, the progress
+// callback's slot and the hash map's sorted views. POSIX threads where POSIX has them, since
+// <thread>, <mutex> and <condition_variable> (with the <chrono>, <stop_token> and <semaphore>
+// they bring in C++20) cost about a twelfth of <loom/kernels.hpp>'s compile time; the standard
+// ones elsewhere, or with LOOM_SYNC_STD defined.
+// SPDX-License-Identifier: BSL-1.0
+#ifndef LOOM_CORE_SYNC_HPP
+#define LOOM_CORE_SYNC_HPP
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <utility>
+
+#if !defined(LOOM_SYNC_STD) && (defined(__unix__) || defined(__APPLE__))
+#  define LOOM_SYNC_POSIX 1
+#  include <pthread.h>
+#  include <unistd.h>
+
+#  include <system_error>
+#else
+#  define LOOM_SYNC_POSIX 0
+#  include <condition_variable>
+#  include <mutex>
+#  include <thread>
+#endif
+
+namespace loom::detail {
+// The two are distinct types (inline namespaces), so a test can build both; a program uses one.
+#if LOOM_SYNC_POSIX
+inline namespace posix_sync {
+
+/// A non-recursive mutex.
+class mutex {
+ public:
+  mutex() = default;
+  mutex(const mutex&) = delete;
+  mutex& operator=(const mutex&) = delete;
+  ~mutex() { pthread_mutex_destroy(&m_); }
+  void lock() { pthread_mutex_lock(&m_); }
+  bool try_lock() { return pthread_mutex_trylock(&m_) == 0; }
+  void unlock() { pthread_mutex_unlock(&m_); }
+  pthread_mutex_t* native() { return &m_; }
+
+ private:
+  pthread_mutex_t m_ = PTHREAD_MUTEX_INITIALIZER;
+};
+
+/// Threads waiting, with a mutex held, for a predicate another thread makes true.
+class condition {
+ public:
+  condition() = default;
+  condition(const condition&) = delete;
+  condition& operator=(const condition&) = delete;
+  ~condition() { pthread_cond_destroy(&c_); }
+  void notify_one() { pthread_cond_signal(&c_); }
+  void notify_all() { pthread_cond_broadcast(&c_); }
+  /// Waits until `ready()`; `m` is held by the caller on entry and on return.
+  template <class Ready> void wait(mutex& m, Ready&& ready) {
+    while (!ready()) pthread_cond_wait(&c_, m.native());
+  }
+
+ private:
+  pthread_cond_t c_ = PTHREAD_COND_INITIALIZER;
+};
+
+/// A thread that runs one callable and is joined by its destructor (as std::jthread is).
+class thread {
+ public:
+  thread() = default;
+  template <class F> explicit thread(F body) {
+    auto owned = std::make_unique<F>(std::move(body));
+    const int rc = pthread_create(&id_, nullptr, &start<F>, owned.get());
+    if (rc != 0) throw std::system_error(rc, std::generic_category(), "loom: starting a thread");
+    owned.release();  // the new thread owns it
+    joinable_ = true;
+  }
+  thread(thread&& other) noexcept : id_(other.id_), joinable_(std::exchange(other.joinable_, false)) {}
+  thread& operator=(thread&& other) noexcept {
+    if (this != &other) {
+      join();
+      id_ = other.id_;
+      joinable_ = std::exchange(other.joinable_, false);
+    }
+    return *this;
+  }
+  ~thread() { join(); }
+  void join() {
+    if (joinable_) pthread_join(id_, nullptr);
+    joinable_ = false;
+  }
+
+ private:
+  // an exception leaving the body ends the program, as it does from a std::thread's
+  template <class F> static void* start(void* body) noexcept {
+    const std::unique_ptr<F> owned(static_cast<F*>(body));
+    (*owned)();
+    return nullptr;
+  }
+  pthread_t id_{};
+  bool joinable_ = false;
+};
+
+/// The number of hardware threads (at least 1).
+inline unsigned hardware_threads() {
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<unsigned>(n) : 1u;
+}
+
+#else
+inline namespace std_sync {
+
+class mutex {
+ public:
+  void lock() { m_.lock(); }
+  bool try_lock() { return m_.try_lock(); }
+  void unlock() { m_.unlock(); }
+  std::mutex& native() { return m_; }
+
+ private:
+  std::mutex m_;
+};
+
+class condition {
+ public:
+  void notify_one() { c_.notify_one(); }
+  void notify_all() { c_.notify_all(); }
+  template <class Ready> void wait(mutex& m, Ready&& ready) {
+    std::unique_lock<std::mutex> lock(m.native(), std::adopt_lock);
+    c_.wait(lock, std::forward<Ready>(ready));
+    lock.release();  // still held, by the caller
+  }
+
+ private:
+  std::condition_variable c_;
+};
+
+class thread {
+ public:
+  thread() = default;
+  template <class F> explicit thread(F body) : t_(std::move(body)) {}
+  void join() {
+    if (t_.joinable()) t_.join();
+  }
+
+ private:
+  std::jthread t_;
+};
+
+inline unsigned hardware_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n > 0 ? n : 1u;
+}
+
+#endif
+
+/// Holds a mutex for its lifetime; `unlock` and `lock` release and retake it in between.
+class scoped_lock {
+ public:
+  explicit scoped_lock(mutex& m) : m_(m) { m_.lock(); }
+  scoped_lock(const scoped_lock&) = delete;
+  scoped_lock& operator=(const scoped_lock&) = delete;
+  ~scoped_lock() {
+    if (held_) m_.unlock();
+  }
+  void unlock() {
+    m_.unlock();
+    held_ = false;
+  }
+  void lock() {
+    m_.lock();
+    held_ = true;
+  }
+  mutex& held() { return m_; }
+
+ private:
+  mutex& m_;
+  bool held_ = true;
+};
+
+/// Runs a callable once across threads (std::call_once's contract: a call that throws leaves
+/// the flag unset, and the next caller runs it).
+class once_flag {
+ public:
+  template <class F> void call(F&& body) {
+    if (done_.load(std::memory_order_acquire)) return;
+    const scoped_lock lock(m_);
+    if (done_.load(std::memory_order_relaxed)) return;
+    std::forward<F>(body)();
+    done_.store(true, std::memory_order_release);
+  }
+
+ private:
+  std::atomic<bool> done_{false};
+  mutex m_;
+};
+
+}  // namespace posix_sync or std_sync
+}  // namespace loom::detail
+
+#endif  // LOOM_CORE_SYNC_HPP
+// ---- end <loom/core/sync.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <mutex>
 #include <string_view>
 #include <utility>
 
@@ -762,7 +965,7 @@ inline std::atomic<bool> progress_set{false};
 inline std::atomic<std::int64_t> progress_interval_ns{50'000'000};
 
 struct progress_state {
-  std::mutex mutex;
+  mutex lock;
   progress_callback callback;
 };
 LOOM_DECL progress_state& progress_slot();
@@ -846,7 +1049,7 @@ LOOM_DEF void progress_reporter::begin(std::string_view phase, std::string_view 
                                        std::int64_t total, const char* unit) {
   {
     progress_state& s = progress_slot();
-    const std::lock_guard<std::mutex> lock(s.mutex);
+    const scoped_lock held(s.lock);
     callback_ = s.callback;
   }
   if (!callback_) return;
@@ -887,7 +1090,7 @@ LOOM_DEF void progress_reporter::send(std::int64_t done, std::int64_t total) {
 
 LOOM_DEF progress_callback set_progress(progress_callback callback) {
   detail::progress_state& s = detail::progress_slot();
-  const std::lock_guard<std::mutex> lock(s.mutex);
+  const detail::scoped_lock held(s.lock);
   const bool set = static_cast<bool>(callback);
   std::swap(s.callback, callback);
   detail::progress_set.store(set, std::memory_order_relaxed);
@@ -12956,8 +13159,7 @@ LOOM_DEF partition split_evenly(std::int64_t extent, std::size_t chunks) {
 #include <cstdlib>
 #include <optional>
 
-#if LOOM_HEADER_ONLY  // std::thread::hardware_concurrency
-#  include <thread>
+#if LOOM_HEADER_ONLY  // hardware_threads
 #endif
 
 namespace loom {
@@ -12965,7 +13167,7 @@ namespace loom {
 /// How kernels run on several threads (docs/parallel.md).
 struct parallel_options {
   /// Threads a kernel may use; 1 runs the serial loop nest unchanged. 0 means "the default":
-  /// $LOOM_NUM_THREADS when set, else std::thread::hardware_concurrency().
+  /// $LOOM_NUM_THREADS when set, else the hardware threads (processors online).
   int threads = 0;
   /// Reductions over the outermost loop are combined per data-determined chunk, in chunk order,
   /// so results are bit-identical for every thread count (1 included). Off: per-thread partials.
@@ -13080,7 +13282,7 @@ LOOM_DEF int env_int(const char* name, int fallback) {
 
 LOOM_DEF int default_threads() {
   static const int n = [] {
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int hw = static_cast<int>(loom::detail::hardware_threads());
     const int env = env_int("LOOM_NUM_THREADS", 0);
     return env > 0 ? env : hw;
   }();
@@ -13113,7 +13315,7 @@ LOOM_DEF parallel_options current_parallel_options() {
 #endif  // LOOM_PARALLEL_SETTINGS_HPP
 // ---- end <loom/parallel/settings.hpp>
 // ---- begin <loom/parallel/thread_pool.hpp>
-// Defines loom's thread pool: std::jthread workers started on first use, which run the chunks
+// Defines loom's thread pool: worker threads started on first use, which run the chunks
 // of one parallel loop at a time, the calling thread taking part (parallel/). Kernels see only
 // parallel_for and the two functions below it; the pool (threads, locks, clocks and their
 // standard headers) is compiled where LOOM_HEADER_ONLY is: in every unit when header-only, once
@@ -13127,14 +13329,12 @@ LOOM_DEF parallel_options current_parallel_options() {
 #include <type_traits>
 
 #if LOOM_HEADER_ONLY  // the pool's own headers
+
 #  include <algorithm>
 #  include <atomic>
-#  include <condition_variable>
 #  include <cstdint>
 #  include <cstdlib>
 #  include <exception>
-#  include <mutex>
-#  include <thread>
 #  include <vector>
 #endif
 
@@ -13202,7 +13402,7 @@ struct loop {
   std::size_t count = 0;
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
-  std::mutex error_mutex;
+  loom::detail::mutex error_mutex;
   std::exception_ptr error;
 
   void work(unsigned slot);
@@ -13234,7 +13434,7 @@ class thread_pool {
 
   /// Worker threads started so far (the pool grows to the largest thread count asked for).
   std::size_t workers() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const loom::detail::scoped_lock lock(mutex_);
     return workers_.size();
   }
 
@@ -13248,9 +13448,15 @@ class thread_pool {
   // worker joins each loop at most once and a loop never waits for a worker it did not count.
   void serve(unsigned slot);
 
-  mutable std::mutex mutex_;
-  std::mutex run_mutex_;
-  std::condition_variable wake_, done_;
+  // releases run_mutex_, taken by try_lock, when a loop ends (or throws)
+  struct busy_guard {
+    loom::detail::mutex& m;
+    ~busy_guard() { m.unlock(); }
+  };
+
+  mutable loom::detail::mutex mutex_;
+  loom::detail::mutex run_mutex_;
+  loom::detail::condition wake_, done_;
   std::uint64_t epoch_ = 0;
   detail::loop* loop_ = nullptr;
   unsigned threads_ = 0, pending_ = 0;
@@ -13260,7 +13466,7 @@ class thread_pool {
   std::atomic<std::uint64_t> epoch_seen_{0};
   std::atomic<unsigned> pending_seen_{0};
   std::atomic<bool> stopping_{false};
-  std::vector<std::jthread> workers_;  // last member: joined first on destruction
+  std::vector<loom::detail::thread> workers_;  // last member: joined first on destruction
 };
 
 namespace detail {
@@ -13281,7 +13487,7 @@ inline void loop::work(unsigned slot) {
     try {
       call(ctx, c, slot);
     } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
+      const loom::detail::scoped_lock lock(error_mutex);
       if (!error) error = std::current_exception();
       failed.store(true, std::memory_order_relaxed);
     }
@@ -13292,24 +13498,24 @@ inline void loop::work(unsigned slot) {
 
 inline thread_pool::~thread_pool() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const loom::detail::scoped_lock lock(mutex_);
     stop_ = true;
     stopping_.store(true, std::memory_order_relaxed);
   }
   wake_.notify_all();
-  workers_.clear();  // jthreads join
+  workers_.clear();  // the threads join
 }
 
 inline void thread_pool::run_loop(detail::loop& l, unsigned threads) {
   const std::size_t chunks = l.count;
   if (threads > chunks) threads = static_cast<unsigned>(chunks);
-  std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
-  if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
+  if (threads <= 1 || detail::inside_parallel_loop || !run_mutex_.try_lock()) {
     l.work(0);  // serially, on the caller
   } else {
+    const busy_guard busy{run_mutex_};
     grow(threads - 1);
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      const loom::detail::scoped_lock lock(mutex_);
       loop_ = &l;
       threads_ = threads;
       pending_ = threads - 1;
@@ -13320,15 +13526,15 @@ inline void thread_pool::run_loop(detail::loop& l, unsigned threads) {
     wake_.notify_all();
     l.work(0);
     detail::spin_until([&] { return pending_seen_.load(std::memory_order_acquire) == 0; });
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
+    const loom::detail::scoped_lock lock(mutex_);
+    done_.wait(mutex_, [&] { return pending_ == 0; });
     loop_ = nullptr;
   }
   if (l.error) std::rethrow_exception(l.error);
 }
 
 inline void thread_pool::grow(unsigned count) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  const loom::detail::scoped_lock lock(mutex_);
   while (workers_.size() < count) {
     const unsigned slot = static_cast<unsigned>(workers_.size()) + 1;
     workers_.emplace_back([this, slot] { serve(slot); });
@@ -13337,7 +13543,7 @@ inline void thread_pool::grow(unsigned count) {
 
 inline void thread_pool::serve(unsigned slot) {
   std::uint64_t seen = 0;
-  std::unique_lock<std::mutex> lock(mutex_);
+  loom::detail::scoped_lock lock(mutex_);
   for (;;) {
     if (!stop_ && epoch_ == seen) {  // poll a while before sleeping (the mutex released)
       lock.unlock();
@@ -13347,7 +13553,7 @@ inline void thread_pool::serve(unsigned slot) {
       });
       lock.lock();
     }
-    wake_.wait(lock, [&] { return stop_ || epoch_ != seen; });
+    wake_.wait(mutex_, [&] { return stop_ || epoch_ != seen; });
     if (stop_) return;
     seen = epoch_;
     if (slot >= threads_) continue;
@@ -19461,7 +19667,6 @@ constexpr auto array<Name, T>::slice(Lo, Hi) const {
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <numeric>
 #include <span>
 #include <string>
@@ -19539,12 +19744,12 @@ namespace detail {
 /// kernel iterates the map (never when it is only located). `tables` are recorded when the
 /// tensor is validated; the sorted run of table [lo, hi) sits at [lo, end[lo]).
 struct sorted_cache {
-  std::once_flag once;
+  loom::detail::once_flag once;
   std::vector<std::pair<std::int64_t, std::int64_t>> tables;
   std::vector<std::int64_t> keys, vals, end;
   // a map keyed by pairs (parent * extent + coordinate, DOK): the coordinates and positions in
   // key order, and where each parent's run starts (computed on first iteration, like the above)
-  std::once_flag pairs_once;
+  loom::detail::once_flag pairs_once;
   std::vector<std::int64_t> minor, minor_vals, run_start;
 };
 
@@ -19557,7 +19762,7 @@ template <class Key, class Val, bool Owning> struct hash_storage {
 
   /// The sorted keys and positions of every recorded table (built once, thread-safe).
   const sorted_cache& sorted_order() const {
-    std::call_once(sorted->once, [&] {
+    sorted->once.call([&] {
       auto& c = *sorted;
       const std::size_t n = keys.size();
       c.keys.assign(n, 0);
@@ -19584,7 +19789,7 @@ template <class Key, class Val, bool Owning> struct hash_storage {
   /// For keys `parent * extent + coordinate` (a DOK): the coordinates and positions in key
   /// order and each parent's run [run_start[p], run_start[p + 1]) (built once, thread-safe).
   const sorted_cache& pair_order(std::int64_t extent) const {
-    std::call_once(sorted->pairs_once, [&] {
+    sorted->pairs_once.call([&] {
       auto& c = *sorted;
       std::vector<std::pair<std::int64_t, std::int64_t>> run;
       run.reserve(keys.size() / 2);
@@ -26446,7 +26651,6 @@ LOOM_INLINE file_bytes::~file_bytes() {
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 namespace loom::relational {
@@ -27076,7 +27280,7 @@ LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
 
 LOOM_DEF std::vector<table> read_csv_files(const std::vector<csv_file>& files, unsigned threads,
                                            std::size_t piece_bytes) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = loom::detail::hardware_threads();
   std::vector<std::unique_ptr<detail::file_bytes>> bytes;
   std::size_t total = 0;
   for (const csv_file& f : files) {
@@ -27150,11 +27354,11 @@ LOOM_DEF std::vector<table> read_csv_files(const std::vector<csv_file>& files, u
     }
   };
   {
-    std::vector<std::thread> pool;
+    std::vector<loom::detail::thread> pool;
     const std::size_t extra = std::min<std::size_t>(threads, pieces.size());
     for (std::size_t t = 1; t < extra; ++t) pool.emplace_back(work);
     work();
-    for (std::thread& t : pool) t.join();
+    for (loom::detail::thread& t : pool) t.join();
   }
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);

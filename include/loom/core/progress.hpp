@@ -8,13 +8,13 @@
 
 #include <loom/core/clock.hpp>
 #include <loom/core/config.hpp>
+#include <loom/core/sync.hpp>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <limits>
-#include <mutex>
 #include <string_view>
 #include <utility>
 
@@ -49,7 +49,7 @@ inline std::atomic<bool> progress_set{false};
 inline std::atomic<std::int64_t> progress_interval_ns{50'000'000};
 
 struct progress_state {
-  std::mutex mutex;
+  mutex lock;
   progress_callback callback;
 };
 LOOM_DECL progress_state& progress_slot();
@@ -133,7 +133,7 @@ LOOM_DEF void progress_reporter::begin(std::string_view phase, std::string_view 
                                        std::int64_t total, const char* unit) {
   {
     progress_state& s = progress_slot();
-    const std::lock_guard<std::mutex> lock(s.mutex);
+    const scoped_lock held(s.lock);
     callback_ = s.callback;
   }
   if (!callback_) return;
@@ -174,7 +174,7 @@ LOOM_DEF void progress_reporter::send(std::int64_t done, std::int64_t total) {
 
 LOOM_DEF progress_callback set_progress(progress_callback callback) {
   detail::progress_state& s = detail::progress_slot();
-  const std::lock_guard<std::mutex> lock(s.mutex);
+  const detail::scoped_lock held(s.lock);
   const bool set = static_cast<bool>(callback);
   std::swap(s.callback, callback);
   detail::progress_set.store(set, std::memory_order_relaxed);

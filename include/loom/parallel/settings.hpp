@@ -13,8 +13,8 @@
 #include <cstdlib>
 #include <optional>
 
-#if LOOM_HEADER_ONLY  // std::thread::hardware_concurrency
-#  include <thread>
+#if LOOM_HEADER_ONLY  // hardware_threads
+#  include <loom/core/sync.hpp>
 #endif
 
 namespace loom {
@@ -22,7 +22,7 @@ namespace loom {
 /// How kernels run on several threads (docs/parallel.md).
 struct parallel_options {
   /// Threads a kernel may use; 1 runs the serial loop nest unchanged. 0 means "the default":
-  /// $LOOM_NUM_THREADS when set, else std::thread::hardware_concurrency().
+  /// $LOOM_NUM_THREADS when set, else the hardware threads (processors online).
   int threads = 0;
   /// Reductions over the outermost loop are combined per data-determined chunk, in chunk order,
   /// so results are bit-identical for every thread count (1 included). Off: per-thread partials.
@@ -137,7 +137,7 @@ LOOM_DEF int env_int(const char* name, int fallback) {
 
 LOOM_DEF int default_threads() {
   static const int n = [] {
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int hw = static_cast<int>(loom::detail::hardware_threads());
     const int env = env_int("LOOM_NUM_THREADS", 0);
     return env > 0 ? env : hw;
   }();

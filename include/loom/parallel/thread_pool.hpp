@@ -1,4 +1,4 @@
-// Defines loom's thread pool: std::jthread workers started on first use, which run the chunks
+// Defines loom's thread pool: worker threads started on first use, which run the chunks
 // of one parallel loop at a time, the calling thread taking part (parallel/). Kernels see only
 // parallel_for and the two functions below it; the pool (threads, locks, clocks and their
 // standard headers) is compiled where LOOM_HEADER_ONLY is: in every unit when header-only, once
@@ -14,14 +14,13 @@
 #include <type_traits>
 
 #if LOOM_HEADER_ONLY  // the pool's own headers
+#  include <loom/core/sync.hpp>
+
 #  include <algorithm>
 #  include <atomic>
-#  include <condition_variable>
 #  include <cstdint>
 #  include <cstdlib>
 #  include <exception>
-#  include <mutex>
-#  include <thread>
 #  include <vector>
 #endif
 
@@ -89,7 +88,7 @@ struct loop {
   std::size_t count = 0;
   std::atomic<std::size_t> next{0};
   std::atomic<bool> failed{false};
-  std::mutex error_mutex;
+  loom::detail::mutex error_mutex;
   std::exception_ptr error;
 
   void work(unsigned slot);
@@ -121,7 +120,7 @@ class thread_pool {
 
   /// Worker threads started so far (the pool grows to the largest thread count asked for).
   std::size_t workers() const {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const loom::detail::scoped_lock lock(mutex_);
     return workers_.size();
   }
 
@@ -135,9 +134,15 @@ class thread_pool {
   // worker joins each loop at most once and a loop never waits for a worker it did not count.
   void serve(unsigned slot);
 
-  mutable std::mutex mutex_;
-  std::mutex run_mutex_;
-  std::condition_variable wake_, done_;
+  // releases run_mutex_, taken by try_lock, when a loop ends (or throws)
+  struct busy_guard {
+    loom::detail::mutex& m;
+    ~busy_guard() { m.unlock(); }
+  };
+
+  mutable loom::detail::mutex mutex_;
+  loom::detail::mutex run_mutex_;
+  loom::detail::condition wake_, done_;
   std::uint64_t epoch_ = 0;
   detail::loop* loop_ = nullptr;
   unsigned threads_ = 0, pending_ = 0;
@@ -147,7 +152,7 @@ class thread_pool {
   std::atomic<std::uint64_t> epoch_seen_{0};
   std::atomic<unsigned> pending_seen_{0};
   std::atomic<bool> stopping_{false};
-  std::vector<std::jthread> workers_;  // last member: joined first on destruction
+  std::vector<loom::detail::thread> workers_;  // last member: joined first on destruction
 };
 
 namespace detail {
@@ -168,7 +173,7 @@ inline void loop::work(unsigned slot) {
     try {
       call(ctx, c, slot);
     } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
+      const loom::detail::scoped_lock lock(error_mutex);
       if (!error) error = std::current_exception();
       failed.store(true, std::memory_order_relaxed);
     }
@@ -179,24 +184,24 @@ inline void loop::work(unsigned slot) {
 
 inline thread_pool::~thread_pool() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    const loom::detail::scoped_lock lock(mutex_);
     stop_ = true;
     stopping_.store(true, std::memory_order_relaxed);
   }
   wake_.notify_all();
-  workers_.clear();  // jthreads join
+  workers_.clear();  // the threads join
 }
 
 inline void thread_pool::run_loop(detail::loop& l, unsigned threads) {
   const std::size_t chunks = l.count;
   if (threads > chunks) threads = static_cast<unsigned>(chunks);
-  std::unique_lock<std::mutex> busy(run_mutex_, std::defer_lock);
-  if (threads <= 1 || detail::inside_parallel_loop || !busy.try_lock()) {
+  if (threads <= 1 || detail::inside_parallel_loop || !run_mutex_.try_lock()) {
     l.work(0);  // serially, on the caller
   } else {
+    const busy_guard busy{run_mutex_};
     grow(threads - 1);
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      const loom::detail::scoped_lock lock(mutex_);
       loop_ = &l;
       threads_ = threads;
       pending_ = threads - 1;
@@ -207,15 +212,15 @@ inline void thread_pool::run_loop(detail::loop& l, unsigned threads) {
     wake_.notify_all();
     l.work(0);
     detail::spin_until([&] { return pending_seen_.load(std::memory_order_acquire) == 0; });
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
+    const loom::detail::scoped_lock lock(mutex_);
+    done_.wait(mutex_, [&] { return pending_ == 0; });
     loop_ = nullptr;
   }
   if (l.error) std::rethrow_exception(l.error);
 }
 
 inline void thread_pool::grow(unsigned count) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  const loom::detail::scoped_lock lock(mutex_);
   while (workers_.size() < count) {
     const unsigned slot = static_cast<unsigned>(workers_.size()) + 1;
     workers_.emplace_back([this, slot] { serve(slot); });
@@ -224,7 +229,7 @@ inline void thread_pool::grow(unsigned count) {
 
 inline void thread_pool::serve(unsigned slot) {
   std::uint64_t seen = 0;
-  std::unique_lock<std::mutex> lock(mutex_);
+  loom::detail::scoped_lock lock(mutex_);
   for (;;) {
     if (!stop_ && epoch_ == seen) {  // poll a while before sleeping (the mutex released)
       lock.unlock();
@@ -234,7 +239,7 @@ inline void thread_pool::serve(unsigned slot) {
       });
       lock.lock();
     }
-    wake_.wait(lock, [&] { return stop_ || epoch_ != seen; });
+    wake_.wait(mutex_, [&] { return stop_ || epoch_ != seen; });
     if (stop_) return;
     seen = epoch_;
     if (slot >= threads_) continue;

@@ -8,6 +8,7 @@
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/progress.hpp>
+#include <loom/core/sync.hpp>
 #include <loom/io/detail/numbers.hpp>
 #include <loom/relational/column.hpp>
 #include <loom/relational/date.hpp>
@@ -30,7 +31,6 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 namespace loom::relational {
@@ -660,7 +660,7 @@ LOOM_DEF table join_pieces(std::vector<table>& pieces, const std::string& name,
 
 LOOM_DEF std::vector<table> read_csv_files(const std::vector<csv_file>& files, unsigned threads,
                                            std::size_t piece_bytes) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = loom::detail::hardware_threads();
   std::vector<std::unique_ptr<detail::file_bytes>> bytes;
   std::size_t total = 0;
   for (const csv_file& f : files) {
@@ -734,11 +734,11 @@ LOOM_DEF std::vector<table> read_csv_files(const std::vector<csv_file>& files, u
     }
   };
   {
-    std::vector<std::thread> pool;
+    std::vector<loom::detail::thread> pool;
     const std::size_t extra = std::min<std::size_t>(threads, pieces.size());
     for (std::size_t t = 1; t < extra; ++t) pool.emplace_back(work);
     work();
-    for (std::thread& t : pool) t.join();
+    for (loom::detail::thread& t : pool) t.join();
   }
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);

@@ -5,6 +5,7 @@
 #ifndef LOOM_SQL_DATABASE_HPP
 #define LOOM_SQL_DATABASE_HPP
 
+#include <loom/core/sync.hpp>
 #include <loom/parallel/thread_pool.hpp>
 #include <loom/relational/column.hpp>
 #include <loom/relational/error.hpp>
@@ -19,7 +20,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -445,21 +445,21 @@ class database {
 
   /// The counts since the database was made (or `reset_counts`).
   index_counts counts() const {
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     return cache_->counts;
   }
   void reset_counts() {
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     cache_->counts = {};
   }
   /// The number of key indexes kept.
   std::size_t index_count() const {
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     return cache_->indexes.size();
   }
   /// Frees the kept indexes (queries running hold theirs until they finish).
   void drop_indexes() {
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     cache_->indexes.clear();
     cache_->profiles.clear();
     cache_->asked.clear();
@@ -477,7 +477,7 @@ class database {
     cache_key key{std::string(name), {}};
     key.second.push_back(merge ? "merge" : try_direct ? "direct" : "hashed");
     for (const auto* c : columns) key.second.push_back(c->name());
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     auto& entry = cache_->indexes[key];
     if (entry.index && entry.source == source_of(t, columns)) {
       ++cache_->counts.reused;
@@ -499,7 +499,7 @@ class database {
     cache_key key{std::string(name), {}};
     key.second.push_back(try_direct ? "direct" : "hashed");
     for (const auto* c : columns) key.second.push_back(c->name());
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     const auto kept = cache_->indexes.find(key);
     if (kept != cache_->indexes.end() && kept->second.index &&
         kept->second.source == source_of(t, columns))
@@ -513,20 +513,20 @@ class database {
   /// For the join planner: the sampled span of integer column `c` of table `name` (that is `t`).
   column_span span(std::string_view name, const relational::table& t,
                    const relational::column& c) const {
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     return column_span::of(c, profile_locked(name, t, c));
   }
   /// For the join planner: the profile of column `c` of table `name` (that is `t`), kept.
   column_profile profile(std::string_view name, const relational::table& t,
                          const relational::column& c) const {
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     return profile_locked(name, t, c);
   }
   /// For the join planner: whether an index of table `name` (that is `t`) keyed first on
   /// column `c` is kept.
   bool keeps_index_on(std::string_view name, const relational::table& t,
                       const relational::column& c) const {
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     for (const auto& [key, kept] : cache_->indexes)
       if (key.first == name && key.second.size() >= 2 && key.second[1] == c.name() && kept.index &&
           kept.source.first == std::pair{&t, t.rows()})
@@ -535,22 +535,22 @@ class database {
   }
   /// For the joins: counts an index of filtered rows built for one query.
   void count_filtered() const {
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     ++cache_->counts.filtered;
   }
   /// For the joins: counts an index of the rows the scanned table probes.
   void count_reduced() const {
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     ++cache_->counts.reduced;
   }
   /// For the joins: counts an ascending key column searched instead of indexed.
   void count_searched() const {
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     ++cache_->counts.searched;
   }
   /// For the joins: counts an index narrowed to the rows with a partner in the next table.
   void count_narrowed() const {
-    const std::lock_guard lock(cache_->mutex);
+    const loom::detail::scoped_lock lock(cache_->mutex);
     ++cache_->counts.narrowed;
   }
 
@@ -584,19 +584,19 @@ class database {
     std::shared_ptr<const key_index> index;
   };
   struct cache {
-    std::mutex mutex;
+    loom::detail::mutex mutex;
     std::map<cache_key, kept_index> indexes;
     std::map<cache_key, std::pair<source_key, column_profile>> profiles;
     std::map<cache_key, source_key> asked;  // indexes a query asked for, not built yet
     index_counts counts;
     void copy_to(cache& out) {
-      const std::lock_guard lock(mutex);
+      const loom::detail::scoped_lock lock(mutex);
       out.indexes = indexes;
       out.profiles = profiles;
       out.asked = asked;
     }
     void drop(const std::string& table) {
-      const std::lock_guard lock(mutex);
+      const loom::detail::scoped_lock lock(mutex);
       std::erase_if(asked, [&](const auto& kv) { return kv.first.first == table; });
       std::erase_if(indexes, [&](const auto& kv) { return kv.first.first == table; });
       std::erase_if(profiles, [&](const auto& kv) { return kv.first.first == table; });

@@ -10,13 +10,13 @@
 #include <loom/core/config.hpp>
 #include <loom/core/error.hpp>
 #include <loom/core/fixed_string.hpp>
+#include <loom/core/sync.hpp>
 #include <loom/format/levels/level_base.hpp>
 #include <loom/format/mapping/index_expr.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <numeric>
 #include <span>
 #include <string>
@@ -94,12 +94,12 @@ namespace detail {
 /// kernel iterates the map (never when it is only located). `tables` are recorded when the
 /// tensor is validated; the sorted run of table [lo, hi) sits at [lo, end[lo]).
 struct sorted_cache {
-  std::once_flag once;
+  loom::detail::once_flag once;
   std::vector<std::pair<std::int64_t, std::int64_t>> tables;
   std::vector<std::int64_t> keys, vals, end;
   // a map keyed by pairs (parent * extent + coordinate, DOK): the coordinates and positions in
   // key order, and where each parent's run starts (computed on first iteration, like the above)
-  std::once_flag pairs_once;
+  loom::detail::once_flag pairs_once;
   std::vector<std::int64_t> minor, minor_vals, run_start;
 };
 
@@ -112,7 +112,7 @@ template <class Key, class Val, bool Owning> struct hash_storage {
 
   /// The sorted keys and positions of every recorded table (built once, thread-safe).
   const sorted_cache& sorted_order() const {
-    std::call_once(sorted->once, [&] {
+    sorted->once.call([&] {
       auto& c = *sorted;
       const std::size_t n = keys.size();
       c.keys.assign(n, 0);
@@ -139,7 +139,7 @@ template <class Key, class Val, bool Owning> struct hash_storage {
   /// For keys `parent * extent + coordinate` (a DOK): the coordinates and positions in key
   /// order and each parent's run [run_start[p], run_start[p + 1]) (built once, thread-safe).
   const sorted_cache& pair_order(std::int64_t extent) const {
-    std::call_once(sorted->pairs_once, [&] {
+    sorted->pairs_once.call([&] {
       auto& c = *sorted;
       std::vector<std::pair<std::int64_t, std::int64_t>> run;
       run.reserve(keys.size() / 2);
