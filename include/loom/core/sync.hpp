@@ -15,10 +15,10 @@
 
 #if !defined(LOOM_SYNC_STD) && (defined(__unix__) || defined(__APPLE__))
 #  define LOOM_SYNC_POSIX 1
+#  include <system_error>
+
 #  include <pthread.h>
 #  include <unistd.h>
-
-#  include <system_error>
 #else
 #  define LOOM_SYNC_POSIX 0
 #  include <condition_variable>
@@ -76,7 +76,8 @@ class thread {
     owned.release();  // the new thread owns it
     joinable_ = true;
   }
-  thread(thread&& other) noexcept : id_(other.id_), joinable_(std::exchange(other.joinable_, false)) {}
+  thread(thread&& other) noexcept
+      : id_(other.id_), joinable_(std::exchange(other.joinable_, false)) {}
   thread& operator=(thread&& other) noexcept {
     if (this != &other) {
       join();
