@@ -882,7 +882,12 @@ inline unsigned hardware_threads() {
 /// Holds a mutex for its lifetime; `unlock` and `lock` release and retake it in between.
 class scoped_lock {
  public:
+  /// Tag: the mutex is already held (taken by `try_lock`); release it at the end of the scope.
+  struct adopt_t {};
+  static constexpr adopt_t adopt{};
+
   explicit scoped_lock(mutex& m) : m_(m) { m_.lock(); }
+  scoped_lock(mutex& m, adopt_t) : m_(m) {}
   scoped_lock(const scoped_lock&) = delete;
   scoped_lock& operator=(const scoped_lock&) = delete;
   ~scoped_lock() {
@@ -896,7 +901,6 @@ class scoped_lock {
     m_.lock();
     held_ = true;
   }
-  mutex& held() { return m_; }
 
  private:
   mutex& m_;
@@ -13448,12 +13452,6 @@ class thread_pool {
   // worker joins each loop at most once and a loop never waits for a worker it did not count.
   void serve(unsigned slot);
 
-  // releases run_mutex_, taken by try_lock, when a loop ends (or throws)
-  struct busy_guard {
-    loom::detail::mutex& m;
-    ~busy_guard() { m.unlock(); }
-  };
-
   mutable loom::detail::mutex mutex_;
   loom::detail::mutex run_mutex_;
   loom::detail::condition wake_, done_;
@@ -13512,7 +13510,7 @@ inline void thread_pool::run_loop(detail::loop& l, unsigned threads) {
   if (threads <= 1 || detail::inside_parallel_loop || !run_mutex_.try_lock()) {
     l.work(0);  // serially, on the caller
   } else {
-    const busy_guard busy{run_mutex_};
+    const loom::detail::scoped_lock busy(run_mutex_, loom::detail::scoped_lock::adopt);
     grow(threads - 1);
     {
       const loom::detail::scoped_lock lock(mutex_);

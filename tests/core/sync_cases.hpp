@@ -33,6 +33,11 @@ inline void mutex_excludes() {
   CHECK(counter == 80000);
   CHECK(m.try_lock());
   CHECK_FALSE(m.try_lock());  // held, and not recursive
+  {
+    const loom::detail::scoped_lock adopted(m, loom::detail::scoped_lock::adopt);
+    CHECK_FALSE(m.try_lock());  // adopting does not lock again
+  }
+  CHECK(m.try_lock());  // the adopting lock released it
   m.unlock();
 }
 

@@ -158,7 +158,12 @@ inline unsigned hardware_threads() {
 /// Holds a mutex for its lifetime; `unlock` and `lock` release and retake it in between.
 class scoped_lock {
  public:
+  /// Tag: the mutex is already held (taken by `try_lock`); release it at the end of the scope.
+  struct adopt_t {};
+  static constexpr adopt_t adopt{};
+
   explicit scoped_lock(mutex& m) : m_(m) { m_.lock(); }
+  scoped_lock(mutex& m, adopt_t) : m_(m) {}
   scoped_lock(const scoped_lock&) = delete;
   scoped_lock& operator=(const scoped_lock&) = delete;
   ~scoped_lock() {
@@ -172,7 +177,6 @@ class scoped_lock {
     m_.lock();
     held_ = true;
   }
-  mutex& held() { return m_; }
 
  private:
   mutex& m_;

@@ -134,12 +134,6 @@ class thread_pool {
   // worker joins each loop at most once and a loop never waits for a worker it did not count.
   void serve(unsigned slot);
 
-  // releases run_mutex_, taken by try_lock, when a loop ends (or throws)
-  struct busy_guard {
-    loom::detail::mutex& m;
-    ~busy_guard() { m.unlock(); }
-  };
-
   mutable loom::detail::mutex mutex_;
   loom::detail::mutex run_mutex_;
   loom::detail::condition wake_, done_;
@@ -198,7 +192,7 @@ inline void thread_pool::run_loop(detail::loop& l, unsigned threads) {
   if (threads <= 1 || detail::inside_parallel_loop || !run_mutex_.try_lock()) {
     l.work(0);  // serially, on the caller
   } else {
-    const busy_guard busy{run_mutex_};
+    const loom::detail::scoped_lock busy(run_mutex_, loom::detail::scoped_lock::adopt);
     grow(threads - 1);
     {
       const loom::detail::scoped_lock lock(mutex_);
